@@ -1,0 +1,222 @@
+// The physics engine interface the core talks to (the `physics` module). Engine-agnostic: the
+// only implementation today is Bullet (handoff/physics_bullet.h); a Jolt or PhysX adapter
+// implements this same class. One PhysicsWorld is one independent simulation space.
+//
+// Thread-safety: a PhysicsWorld is used by one thread at a time. Different worlds may be stepped
+// on different threads at once (this is how handoff uses several cores; see
+// docs/ARCHITECTURE.md). Functions marked [step-safe] neither allocate nor throw and may be
+// called every frame; the others (creation, destruction) may allocate.
+#pragma once
+
+#include "handoff/math.h"
+#include "handoff/result.h"
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+namespace handoff {
+
+/// Handle of a body in one PhysicsWorld. Handles of destroyed bodies are not reused until the
+/// generation wraps.
+struct BodyId {
+  std::uint32_t value = std::numeric_limits<std::uint32_t>::max();
+  bool valid() const { return value != std::numeric_limits<std::uint32_t>::max(); }
+  friend bool operator==(BodyId, BodyId) = default;
+};
+
+struct JointId {
+  std::uint32_t value = std::numeric_limits<std::uint32_t>::max();
+  bool valid() const { return value != std::numeric_limits<std::uint32_t>::max(); }
+  friend bool operator==(JointId, JointId) = default;
+};
+
+enum class MotionType : std::uint8_t {
+  Static,     ///< Never moves (world geometry).
+  Kinematic,  ///< Moved by the caller; infinite mass for the solver (zero inverse mass and inertia).
+  Dynamic,    ///< Moved by the solver.
+};
+
+/// Collision layers (bits). A body collides with another when each one's mask has the other's
+/// layer bit. Adjacent ragdoll bodies are excluded per joint (JointDesc::collideConnected).
+namespace layers {
+inline constexpr std::uint32_t kStatic = 1u << 0;   ///< Ground, walls, steps.
+inline constexpr std::uint32_t kRagdoll = 1u << 1;  ///< Ragdoll bodies (of any character).
+inline constexpr std::uint32_t kCapsule = 1u << 2;  ///< Character capsules.
+inline constexpr std::uint32_t kDebris = 1u << 3;   ///< Props, projectiles.
+inline constexpr std::uint32_t kAll = 0xffffffffu;
+}  // namespace layers
+
+struct CollisionFilter {
+  std::uint32_t layer = layers::kRagdoll;  ///< The body's own layer bit(s).
+  std::uint32_t mask = layers::kAll;       ///< Layers it collides with.
+  friend bool operator==(CollisionFilter, CollisionFilter) = default;
+};
+
+enum class ShapeType : std::uint8_t { None, Sphere, Capsule, Box };
+
+/// A convex shape in body space C (origin at the centre of mass). Capsules and boxes are
+/// aligned with C's axes; a capsule's axis is C's +Y.
+struct ShapeDesc {
+  ShapeType type = ShapeType::None;
+  double radius = 0.0;      ///< Sphere and capsule radius. [m] [> 0]
+  double halfHeight = 0.0;  ///< Capsule: half the length of the inner segment (cap centres). [m] [>= 0]
+  Vec3 halfExtents{0.0};    ///< Box half sizes along C's axes. [m] [> 0]
+};
+
+struct BodyDesc {
+  ShapeDesc shape;
+  MotionType motion = MotionType::Dynamic;
+  double mass = 1.0;        ///< Used when dynamic. [kg] [> 0]
+  Vec3 inertia{0.0};        ///< Principal moments in C; zero = computed from the shape. [kg m^2]
+  Transform worldFromBody;  ///< T_WC at creation.
+  CollisionFilter filter;
+  double friction = 0.8;                  ///< [>= 0]
+  double restitution = 0.0;               ///< [0, 1]
+  double linearDamping = 0.05;            ///< [1/s] [>= 0]
+  double angularDamping = 0.05;           ///< [1/s] [>= 0]
+  bool enableContinuousCollision = true;  ///< Swept test for fast bodies (no tunnelling).
+  std::uint64_t userData = 0;
+};
+
+/// A 6-DoF joint between body A (parent) and body B (child), with one frame in each body
+/// (SPEC.md section 1: T_CA_J and T_CB_J). Linear DoFs are locked (anchors coincide).
+/// Angular DoFs, about the axes of J, are limited per axis with the Euler convention of
+/// `jointAngles()` below: lower == upper locks the axis, lower > upper frees it.
+struct JointDesc {
+  BodyId bodyA;
+  BodyId bodyB;
+  Transform bodyAFromJoint;       ///< T_CA_J
+  Transform bodyBFromJoint;       ///< T_CB_J
+  Vec3 angularLower{0.0};         ///< [rad] about X (twist), Y, Z of J
+  Vec3 angularUpper{0.0};         ///< [rad]
+  bool collideConnected = false;  ///< Adjacent bodies never collide by default (SPEC.md section 2).
+};
+
+/// Joint angles of a relative rotation qRel = inverse(qA_J) * qB_J as used for limits:
+/// qRel = Rx(a.x) * Ry(a.y) * Rz(a.z) (intrinsic X, then Y, then Z), |a.y| <= pi/2. [rad]
+Vec3 jointAngles(const Quat& jointAFromJointB);
+Quat fromJointAngles(const Vec3& angles);
+
+/// The engine's own implicit angular spring (PD servo) on a joint, solved inside the
+/// constraint solver: stable at stiffness an explicit drive cannot reach at 60 Hz.
+struct JointMotorSettings {
+  bool enabled = false;
+  Quat target{1.0, 0.0, 0.0, 0.0};                             ///< Target qRel = inverse(qA_J) * qB_J.
+  Vec3 stiffness{0.0};                                         ///< Per axis of J. [N m/rad] [>= 0]
+  Vec3 damping{0.0};                                           ///< Per axis of J. [N m s/rad] [>= 0]
+  double maxTorque = std::numeric_limits<double>::infinity();  ///< Per axis. [N m] [> 0]
+};
+
+/// Per-step statistics of a world (SPEC.md section 7).
+struct StepStats {
+  int dynamicBodies = 0;   ///< Dynamic bodies in the simulation.
+  int activeBodies = 0;    ///< Dynamic bodies awake.
+  int sleepingBodies = 0;  ///< Dynamic bodies asleep.
+  int kinematicBodies = 0;
+  int contactPoints = 0;     ///< Contact points in all manifolds after the step.
+  int solverIterations = 0;  ///< Velocity iterations per substep.
+  int substeps = 0;          ///< Substeps taken during the last step().
+};
+
+struct WorldSettings {
+  Vec3 gravity{0.0, -9.81, 0.0};    ///< [m/s^2]
+  int solverIterations = 10;        ///< Velocity iterations. [>= 1] [default 10, as Jolt]
+  double sleepLinearSpeed = 0.03;   ///< Below this a body may sleep. [m/s] [default 0.03, as Jolt]
+  double sleepAngularSpeed = 0.1;   ///< [rad/s] [default 0.1]
+  double sleepTime = 0.5;           ///< Time under both thresholds before sleeping. [s] [default 0.5]
+  double jointErp = 0.2;            ///< Joint error reduction per step (Baumgarte). [0, 1] [default 0.2]
+  double worldHalfExtent = 2000.0;  ///< Bodies beyond this distance from the origin are out of the world. [m]
+};
+
+/// Receives every substep before the solver runs: explicit drives and pins apply their
+/// impulses here so they act in the same step as contacts and joints (SPEC.md section 5).
+class SubstepListener {
+ public:
+  virtual ~SubstepListener() = default;
+  /// Called with the substep length. [s]. Must not allocate or throw.
+  virtual void onSubstep(double substepDt) = 0;
+};
+
+/// One independent simulation space.
+class PhysicsWorld {
+ public:
+  virtual ~PhysicsWorld() = default;
+  PhysicsWorld() = default;
+  PhysicsWorld(const PhysicsWorld&) = delete;
+  PhysicsWorld& operator=(const PhysicsWorld&) = delete;
+
+  // --- Creation (may allocate) ---
+  virtual Result<BodyId> createBody(const BodyDesc& desc) = 0;
+  virtual void destroyBody(BodyId body) = 0;
+  virtual Result<JointId> createJoint(const JointDesc& desc) = 0;
+  virtual void destroyJoint(JointId joint) = 0;
+  /// Static world pieces: an infinite plane (normal, offset) and boxes.
+  virtual BodyId addGroundPlane(const Vec3& normal, double offset, double friction = 0.8) = 0;
+  virtual BodyId addStaticBox(const Transform& worldFromBox, const Vec3& halfExtents,
+                              double friction = 0.8) = 0;
+  virtual int bodyCount() const = 0;   ///< Bodies alive, static ones included.
+  virtual int jointCount() const = 0;  ///< Joints alive.
+
+  // --- Per-step state [step-safe] ---
+  /// Switches a body between kinematic and dynamic: collision flags, mass and inertia (a
+  /// kinematic body has zero inverse mass), activation. Velocities are kept.
+  virtual void setMotionType(BodyId body, MotionType motion) = 0;
+  virtual MotionType motionType(BodyId body) const = 0;
+  /// Moves a kinematic body to `worldFromBody` over the next step of length `dt`: the engine
+  /// derives its velocity and pushes what it touches (no teleport).
+  virtual void moveKinematic(BodyId body, const Transform& worldFromBody, double dt) = 0;
+  /// Teleports a body (no derived velocity). Call resetWarmStart on its joints afterwards.
+  virtual void setTransform(BodyId body, const Transform& worldFromBody) = 0;
+  virtual Transform transform(BodyId body) const = 0;
+  virtual void setLinearVelocity(BodyId body, const Vec3& velocity) = 0;
+  virtual void setAngularVelocity(BodyId body, const Vec3& omega) = 0;
+  virtual Vec3 linearVelocity(BodyId body) const = 0;
+  virtual Vec3 angularVelocity(BodyId body) const = 0;
+  virtual double mass(BodyId body) const = 0;  ///< The dynamic mass, also while kinematic. [kg]
+  /// World inertia tensor (I_world = R I_C R^T) of the dynamic mass properties. [kg m^2]
+  virtual glm::dmat3 worldInertia(BodyId body) const = 0;
+  /// Impulses on a dynamic body (no effect on static or kinematic ones). [N s], [N m s]
+  virtual void applyLinearImpulse(BodyId body, const Vec3& impulse, const Vec3& worldPoint) = 0;
+  virtual void applyAngularImpulse(BodyId body, const Vec3& angularImpulse) = 0;
+  virtual void setCollisionFilter(BodyId body, const CollisionFilter& filter) = 0;
+  virtual CollisionFilter collisionFilter(BodyId body) const = 0;
+  /// Removes a body from the simulation (collision and solver) without destroying it, or adds
+  /// it back. Used for the character capsule and for freezing.
+  virtual void setEnabled(BodyId body, bool enabled) = 0;
+  virtual bool isEnabled(BodyId body) const = 0;
+  virtual bool isSleeping(BodyId body) const = 0;
+  virtual void wake(BodyId body) = 0;
+  /// Clears a joint's accumulated (warm-start) impulses: after a teleport of the pose.
+  virtual void resetWarmStart(JointId joint) = 0;
+  virtual void setJointMotor(JointId joint, const JointMotorSettings& motor) = 0;
+  /// Current qRel = inverse(qA_J) * qB_J of a joint, from the bodies' poses.
+  virtual Quat jointRelativeRotation(JointId joint) const = 0;
+  /// World distance between a joint's two anchors (0 when the linear constraint holds). [m]
+  virtual double jointAnchorSeparation(JointId joint) const = 0;
+
+  // --- Stepping ---
+  /// Advances by dt in `substeps` equal substeps; listeners run before each substep.
+  virtual void step(double dt, int substeps) = 0;
+  virtual const StepStats& lastStepStats() const = 0;
+  virtual void setSubstepListener(SubstepListener* listener) = 0;
+  virtual const WorldSettings& settings() const = 0;
+
+  // --- Queries ---
+  /// True when a capsule (axis +Y of worldFromCapsule) overlaps any enabled body whose layer
+  /// is in `mask`.
+  virtual bool capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
+                               std::uint32_t mask) const = 0;
+  /// Sweeps a capsule from `from` to `to`; returns the fraction [0, 1] of the path that is
+  /// free (1 = no hit).
+  virtual double sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
+                              std::uint32_t mask) const = 0;
+  /// Casts a ray; returns the hit fraction in [0, 1] or 1 when nothing is hit. `hitNormal`
+  /// receives the surface normal.
+  virtual double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask,
+                         Vec3* hitNormal = nullptr) const = 0;
+  /// Number of contact points that involve `body` after the last step.
+  virtual int contactCount(BodyId body) const = 0;
+};
+
+}  // namespace handoff

@@ -1,0 +1,181 @@
+#include "handoff/rig.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <unordered_set>
+
+namespace handoff {
+
+int Skeleton::findJoint(std::string_view name) const {
+  for (int i = 0; i < jointCount(); ++i) {
+    if (jointNames[static_cast<size_t>(i)] == name) return i;
+  }
+  return -1;
+}
+
+std::vector<int> Skeleton::children(int joint) const {
+  std::vector<int> result;
+  for (int i = 0; i < jointCount(); ++i) {
+    if (parents[static_cast<size_t>(i)] == joint) result.push_back(i);
+  }
+  return result;
+}
+
+Status Skeleton::validate() const {
+  const size_t n = parents.size();
+  if (n == 0) return Error{"skeleton has no joints"};
+  if (jointNames.size() != n || restLocal.size() != n || endSiteOffset.size() != n) {
+    return Error{"skeleton arrays disagree in size (names " + std::to_string(jointNames.size()) +
+                 ", parents " + std::to_string(n) + ", rest " + std::to_string(restLocal.size()) +
+                 ", end sites " + std::to_string(endSiteOffset.size()) + ")"};
+  }
+  std::unordered_set<std::string> seen;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& name = jointNames[i];
+    if (name.empty()) return Error{"joint " + std::to_string(i) + " has an empty name"};
+    if (!seen.insert(name).second) return Error{"joint name '" + name + "' appears twice"};
+    if (parents[i] != kNoParent && (parents[i] < 0 || parents[i] >= static_cast<int>(i))) {
+      return Error{"joint '" + name + "' has parent index " + std::to_string(parents[i]) +
+                   ", which is not an earlier joint"};
+    }
+    if (!isFinite(restLocal[i]) || !isFinite(endSiteOffset[i])) {
+      return Error{"joint '" + name + "' has a non-finite rest transform"};
+    }
+    if (std::abs(glm::length(restLocal[i].rotation) - 1.0) > 1e-6) {
+      return Error{"joint '" + name + "' has a non-unit rest rotation"};
+    }
+  }
+  return {};
+}
+
+void localToModel(const Skeleton& skeleton, std::span<const Transform> locals, std::span<Transform> models) {
+  const int n = skeleton.jointCount();
+  assert(static_cast<int>(locals.size()) >= n && static_cast<int>(models.size()) >= n &&
+         "pose span too short");
+  for (int i = 0; i < n; ++i) {
+    const int parent = skeleton.parents[static_cast<size_t>(i)];
+    models[static_cast<size_t>(i)] =
+        parent == kNoParent ? locals[static_cast<size_t>(i)]
+                            : models[static_cast<size_t>(parent)] * locals[static_cast<size_t>(i)];
+  }
+}
+
+void modelToLocal(const Skeleton& skeleton, std::span<const Transform> models, std::span<Transform> locals) {
+  const int n = skeleton.jointCount();
+  assert(static_cast<int>(locals.size()) >= n && static_cast<int>(models.size()) >= n &&
+         "pose span too short");
+  for (int i = 0; i < n; ++i) {
+    const int parent = skeleton.parents[static_cast<size_t>(i)];
+    locals[static_cast<size_t>(i)] =
+        parent == kNoParent ? models[static_cast<size_t>(i)]
+                            : models[static_cast<size_t>(parent)].inverse() * models[static_cast<size_t>(i)];
+  }
+}
+
+void blendPoses(std::span<const Transform> a, std::span<const Transform> b, double weight,
+                std::span<Transform> out) {
+  assert(a.size() == b.size() && out.size() >= a.size() && "pose sizes differ");
+  for (size_t i = 0; i < a.size(); ++i) out[i] = blend(a[i], b[i], weight);
+}
+
+void blendPoses(std::span<const Transform> a, std::span<const Transform> b, std::span<const double> weights,
+                std::span<Transform> out) {
+  assert(a.size() == b.size() && weights.size() >= a.size() && out.size() >= a.size() && "pose sizes differ");
+  for (size_t i = 0; i < a.size(); ++i) out[i] = blend(a[i], b[i], weights[i]);
+}
+
+double Clip::duration() const { return frameCount > 1 ? (frameCount - 1) / frameRate : 0.0; }
+
+std::span<const Transform> Clip::frame(int frameIndex) const {
+  assert(frameIndex >= 0 && frameIndex < frameCount && "frame out of range");
+  return std::span<const Transform>(keys).subspan(
+      static_cast<size_t>(frameIndex) * static_cast<size_t>(jointCount), static_cast<size_t>(jointCount));
+}
+
+Vec3 Clip::cycleRootMotion(int rootJoint) const {
+  if (frameCount < 2) return Vec3{0.0};
+  return frame(frameCount - 1)[static_cast<size_t>(rootJoint)].translation -
+         frame(0)[static_cast<size_t>(rootJoint)].translation;
+}
+
+void Clip::sample(double time, WrapMode wrap, std::span<Transform> locals) const {
+  assert(frameCount >= 1 && static_cast<int>(locals.size()) >= jointCount && "bad clip or pose span");
+  const double length = duration();
+  Vec3 rootOffset{0.0};
+  double t = time;
+  if (length <= 0.0) {
+    t = 0.0;
+  } else if (wrap == WrapMode::Loop) {
+    const double cycles = std::floor(time / length);
+    t = time - cycles * length;
+    rootOffset = cycles * cycleRootMotion(0);
+  } else {
+    t = std::clamp(time, 0.0, length);
+  }
+  const double framePosition = t * frameRate;
+  int f0 = static_cast<int>(std::floor(framePosition));
+  f0 = std::clamp(f0, 0, frameCount - 1);
+  const int f1 = std::min(f0 + 1, frameCount - 1);
+  const double alpha = std::clamp(framePosition - f0, 0.0, 1.0);
+  const std::span<const Transform> a = frame(f0);
+  const std::span<const Transform> b = frame(f1);
+  if (alpha == 0.0 || f0 == f1) {
+    std::copy(a.begin(), a.end(), locals.begin());
+  } else {
+    blendPoses(a, b, alpha, locals);
+  }
+  // Root motion accumulates over loops; the root is joint 0 (topological order).
+  if (jointCount > 0) locals[0].translation += rootOffset;
+}
+
+Status Clip::validate(const Skeleton& skeleton) const {
+  if (jointCount != skeleton.jointCount()) {
+    return Error{"clip '" + name + "' has " + std::to_string(jointCount) + " joints, the skeleton " +
+                 std::to_string(skeleton.jointCount())};
+  }
+  if (frameCount < 1) return Error{"clip '" + name + "' has no frames"};
+  if (!(frameRate > 0.0) || !std::isfinite(frameRate))
+    return Error{"clip '" + name + "' has a frame rate that is not positive"};
+  if (keys.size() != static_cast<size_t>(frameCount) * static_cast<size_t>(jointCount)) {
+    return Error{"clip '" + name + "' has " + std::to_string(keys.size()) +
+                 " keys, expected frames x joints = " +
+                 std::to_string(static_cast<size_t>(frameCount) * static_cast<size_t>(jointCount))};
+  }
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (!isFinite(keys[k])) {
+      const size_t joint = k % static_cast<size_t>(jointCount);
+      return Error{"clip '" + name + "' frame " + std::to_string(k / static_cast<size_t>(jointCount)) +
+                   " joint '" + skeleton.jointNames[joint] + "' is not finite"};
+    }
+  }
+  return {};
+}
+
+std::vector<Transform> restPose(const Skeleton& skeleton) { return skeleton.restLocal; }
+
+namespace {
+int pelvisJoint(const Skeleton& skeleton) {
+  for (int i = 0; i < skeleton.jointCount(); ++i) {
+    if (skeleton.children(i).size() >= 3) return i;
+  }
+  return 0;
+}
+}  // namespace
+
+double restHipHeight(const Skeleton& skeleton) {
+  const int n = skeleton.jointCount();
+  if (n == 0) return 0.0;
+  std::vector<Transform> models(static_cast<size_t>(n));
+  localToModel(skeleton, skeleton.restLocal, models);
+  double lowest = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < n; ++i) {
+    const Transform& m = models[static_cast<size_t>(i)];
+    lowest = std::min(lowest, m.translation.y);
+    lowest = std::min(lowest, m.transformPoint(skeleton.endSiteOffset[static_cast<size_t>(i)]).y);
+  }
+  return models[static_cast<size_t>(pelvisJoint(skeleton))].translation.y - lowest;
+}
+
+}  // namespace handoff
