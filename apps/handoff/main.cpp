@@ -1,0 +1,36 @@
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli.h"
+
+namespace handoff::cli {
+namespace {
+std::string& dataOverride() {
+  static std::string dir;
+  return dir;
+}
+}  // namespace
+
+void setDataDirOverride(const std::string& dir) { dataOverride() = dir; }
+
+std::string dataDir() {
+  if (!dataOverride().empty()) return dataOverride();
+  if (const char* env = std::getenv("HANDOFF_DATA"); env && *env) return env;
+  if (std::filesystem::exists(HANDOFF_DEFAULT_DATA_DIR)) return HANDOFF_DEFAULT_DATA_DIR;
+  return HANDOFF_INSTALLED_DATA_DIR;
+}
+
+}  // namespace handoff::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"handoff: animation <-> ragdoll handoff without pops, explosions or lost momentum"};
+  app.require_subcommand(1);
+  std::string data;
+  app.add_option("--data", data, "folder with the shipped characters and clips")->check(CLI::ExistingDirectory);
+  app.parse_complete_callback([&] { handoff::cli::setDataDirOverride(data); });
+  int exitCode = 0;
+  handoff::cli::addInspectCommand(app, exitCode);
+  handoff::cli::addDemoCommand(app, exitCode);
+  CLI11_PARSE(app, argc, argv);
+  return exitCode;
+}

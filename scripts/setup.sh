@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what handoff needs on Debian 12 (run as root). Safe to run twice: when every package
+# is already installed it does nothing. Sourced by scripts/demo.sh and scripts/test.sh.
+set -euo pipefail
+
+HANDOFF_PACKAGES=(
+  g++ cmake ninja-build pkg-config git
+  libglm-dev nlohmann-json3-dev libcli11-dev libassimp-dev libbullet-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${HANDOFF_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y "${HANDOFF_PACKAGES[@]}"
+fi

@@ -1,0 +1,23 @@
+# handoff inspect on a real file: the JSON has the documented fields and the right figures;
+# a missing file exits non-zero naming the file.
+execute_process(COMMAND ${HANDOFF} inspect ${DATA}/deepmimic/humanoid3d_jump.bvh --json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "inspect failed (${rc}): ${err}")
+endif()
+string(JSON joints GET "${out}" joint_count)
+string(JSON frames GET "${out}" frame_count)
+string(JSON rate GET "${out}" frame_rate)
+string(JSON duration GET "${out}" duration)
+string(JSON clips LENGTH "${out}" clips)
+if(NOT joints EQUAL 13 OR NOT frames EQUAL 107 OR NOT clips EQUAL 1)
+  message(FATAL_ERROR "unexpected inspect output: joints ${joints} frames ${frames} clips ${clips}\n${out}")
+endif()
+if(rate LESS 59.99 OR rate GREATER 60.01 OR duration LESS 1.76 OR duration GREATER 1.77)
+  message(FATAL_ERROR "unexpected rate ${rate} or duration ${duration}")
+endif()
+execute_process(COMMAND ${HANDOFF} inspect ${DATA}/no_such_file.bvh RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "no_such_file.bvh")
+  message(FATAL_ERROR "a missing file must fail naming the file; got ${rc}: ${err}")
+endif()
+message("inspect ok: ${joints} joints, ${frames} frames at ${rate} Hz, ${duration} s")
