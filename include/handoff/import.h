@@ -1,11 +1,33 @@
 // Import of skeletons and clips through Assimp (BVH, glTF/GLB, FBX, COLLADA).
+//
+// What comes back, whatever the format:
+// - Model space (R) is Y up and in metres. FBX's UpAxis/UpAxisSign metadata is converted to +Y;
+//   Assimp already turns COLLADA's up_axis into a root node rotation, which is baked like any
+//   node above the skeleton (below). glTF and BVH are Y up.
+// - The skeleton: the skin joints of all skinned meshes, merged by node (RobotExpressive's two
+//   skins give one 43-joint skeleton), plus animated nodes inside that subtree; without skins,
+//   the animated nodes (a BVH's joints). The ancestors needed to connect them into one tree are
+//   added; the root joint is their lowest common ancestor. Joints are in depth-first file order
+//   (parents[i] < i). A node name shared with a mesh node resolves to the node without meshes.
+// - Transforms of the nodes above the root joint (an armature's scale 100 and -90 degree turn
+//   about X, COLLADA's up-axis rotation, an animated FBX armature) are baked into the root's rest
+//   transform and every key of the root. Scale is baked into translations (Transform carries
+//   none): joint positions stay exact; a non-uniform scale leaves a warning and the rotation is
+//   orthonormalised.
+// - End sites: a joint without child joints takes its first leaf child node without meshes as
+//   its tip (BVH "End Site", which Assimp names "EndSite_<joint>"; Blender's "<bone>_end").
+//   End sites are not joints.
+// - Clips: one per aiAnimation, on a uniform grid; joints without a channel keep their rest
+//   local transform; rotations are hemisphere-continuous along each joint's track.
 #pragma once
 
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace handoff {
@@ -13,19 +35,31 @@ namespace handoff {
 struct ImportOptions {
   /// Metres per file unit. 0 = auto-detect from the rest hip height (a humanoid's hip stands
   /// 0.7-1.2 m high; centimetre and inch files are recognised). [> 0 or 0] [default 0]
+  ///
+  /// Auto: the unit the format declares when it declares one (glTF: metres; FBX:
+  /// UnitScaleFactor centimetres per unit; COLLADA: <unit>, applied by Assimp), else (BVH) the
+  /// one of metres, centimetres, inches, decimetres and millimetres that puts the rest hip height
+  /// nearest 0.95 m; when the rest pose has no height (all offsets in one plane) the first
+  /// frame's pose is measured. A value > 0 is applied as given, whatever the format declares.
   double unitScale = 0.0;
   /// Rate at which clips with irregular keys (glTF, FBX) are resampled. [Hz] [default 60]
+  /// frameCount = ceil(duration * rate) + 1 and frameRate = (frameCount - 1) / duration, so the
+  /// last frame falls exactly on the duration. BVH keeps its own frames and rate (1 / Frame Time,
+  /// snapped to the nearest whole rate when within 1e-4 of it: ".0083333" is 120 Hz).
   double resampleRate = 60.0;
 };
 
 /// A skinned triangle mesh bound to the skeleton (bind pose, metres, model space).
+/// The bind pose is the skeleton's rest pose: vertices are skinned into it once at import, so
+/// skinning with a pose is sum_i weight_i * (model_i * inverseBind_i) * position. A rigid mesh
+/// parented to a joint (most of RobotExpressive) comes as a mesh with one influence of weight 1.
 struct SkinnedMesh {
   std::string name;
   std::vector<Vec3> positions;
-  std::vector<Vec3> normals;
+  std::vector<Vec3> normals;                ///< Unit length.
   std::vector<std::uint32_t> indices;       ///< Triangles.
   std::vector<std::uint16_t> jointIndices;  ///< 4 per vertex, into the skeleton.
-  std::vector<float> jointWeights;          ///< 4 per vertex, summing to 1.
+  std::vector<float> jointWeights;          ///< 4 per vertex, summing to 1 (the 4 largest kept).
   std::vector<Transform> inverseBind;       ///< Per skeleton joint: jointFromModel at bind time.
 };
 
@@ -33,16 +67,23 @@ struct SkinnedMesh {
 struct ImportedAsset {
   std::string sourcePath;
   Skeleton skeleton;
+  /// glTF/FBX/COLLADA: named after the animation; BVH: one clip named after the file's stem.
   std::vector<Clip> clips;
   std::vector<SkinnedMesh> meshes;
   double unitScale = 1.0;          ///< Metres per file unit that was applied.
   bool unitScaleDetected = false;  ///< True when unitScale was auto-detected.
-  double hipHeight = 0.0;          ///< Rest pose hip height after scaling. [m]
+  /// Rest pose hip height after scaling: restHipHeight(); when its pelvis (the first joint with
+  /// three children) stands in the lowest tenth of the skeleton's height (a floor-level control
+  /// root, as RobotExpressive's "Bone"), the first joint with three children above a quarter of
+  /// the height is measured instead. [m]
+  double hipHeight = 0.0;
   std::vector<std::string> warnings;
 };
 
 /// Loads a file. Errors name the file and the reason (missing file, no skeleton, malformed
 /// BVH with the line number ...); never returns a half-filled skeleton.
+/// BVH text (".bvh", or any file starting with HIERARCHY) is checked line by line before Assimp
+/// reads it, and its keys are computed from the text in double precision.
 Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& options = {});
 
 /// Same for BVH text held in memory (`sourceName` is used in messages).
