@@ -768,8 +768,9 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
     asset.unitScale = *built.declaredUnitScale;
     asset.unitScaleDetected = true;
   } else if (hip > 0.0 && std::isfinite(hip)) {
-    // The candidate that puts the hip nearest a typical adult's.
-    static constexpr std::array<double, 5> kCandidates{1.0, 0.01, 0.0254, 0.1, 0.001};
+    // The candidate that puts the hip nearest a typical adult's. 0.0254 / 0.45 is the ASF unit
+    // of the CMU motion-capture database (1/0.45 inch), which its BVH conversions keep.
+    static constexpr std::array<double, 6> kCandidates{1.0, 0.01, 0.0254, 0.1, 0.001, 0.0254 / 0.45};
     double best = kCandidates[0];
     for (const double candidate : kCandidates) {
       if (std::abs(hip * candidate - kTargetHipHeight) < std::abs(hip * best - kTargetHipHeight))

@@ -240,12 +240,11 @@ TEST(ImportBvh, Cmu0101CountsRateAndUnits) {
   EXPECT_EQ(asset.clips[0].frameCount, 2752);
   EXPECT_EQ(asset.clips[0].frameRate, 120.0);  // "Frame Time: .0083333" snapped to 120 Hz
   EXPECT_NEAR(asset.clips[0].duration(), 2751.0 / 120.0, 1e-12);
-  // The hip stands 16.29 file units high: of the candidate units, inches put it nearest 0.95 m
-  // (0.41 m; decimetres would give 1.63 m). CMU's data is really in ASF units of 1/0.45 inch
-  // (0.05644 m, hip 0.92 m), which is not a candidate: callers wanting true size pass it.
+  // The hip stands 16.29 file units high. CMU's data is in ASF units of 1/0.45 inch (0.05644 m),
+  // a candidate: the hip comes out at 0.92 m (inches would give a 0.41 m child-sized hip).
   EXPECT_TRUE(asset.unitScaleDetected);
-  EXPECT_EQ(asset.unitScale, 0.0254);
-  EXPECT_NEAR(asset.hipHeight, 16.29 * 0.0254, 0.01);
+  EXPECT_EQ(asset.unitScale, 0.0254 / 0.45);
+  EXPECT_NEAR(asset.hipHeight, 16.29 * 0.0254 / 0.45, 0.01);
   // End Sites are not joints.
   for (const std::string& name : asset.skeleton.jointNames)
     EXPECT_EQ(name.find("EndSite"), std::string::npos);
@@ -336,16 +335,16 @@ TEST(ImportBvh, TextAndFileGiveTheSameAsset) {
 
 TEST(ImportBvh, ExplicitUnitScaleIsAppliedAsGiven) {
   ImportOptions options;
-  options.unitScale = 0.05644;  // CMU's ASF unit, 1/0.45 inch
+  options.unitScale = 0.0254;  // inches, overriding the detected CMU unit
   Result<ImportedAsset> asset = importFile(kData + "/cmu/01_01.bvh", options);
   ASSERT_TRUE(asset) << asset.error();
   EXPECT_FALSE(asset->unitScaleDetected);
-  EXPECT_EQ(asset->unitScale, 0.05644);
-  EXPECT_NEAR(asset->hipHeight, 0.92, 0.01);
+  EXPECT_EQ(asset->unitScale, 0.0254);
+  EXPECT_NEAR(asset->hipHeight, 0.41, 0.01);
   const ImportedAsset& detected = load("cmu/01_01.bvh");
   const Vec3 a = asset->clips[0].frame(100)[0].translation;
   const Vec3 b = detected.clips[0].frame(100)[0].translation;
-  EXPECT_NEAR(a.y / 0.05644, b.y / 0.0254, 1e-9);
+  EXPECT_NEAR(a.y / 0.0254, b.y / (0.0254 / 0.45), 1e-9);
 }
 
 // A leg of `leg` file units under the pelvis: the detected unit makes the hip 0.9 m high.
@@ -368,7 +367,8 @@ std::string legBvh(double leg, bool lyingInRestPose = false) {
 
 TEST(ImportBvh, DetectsEachCandidateUnitFromTheHipHeight) {
   const std::vector<std::pair<double, double>> legAndUnit{
-      {0.9, 1.0}, {90.0, 0.01}, {0.9 / 0.0254, 0.0254}, {9.0, 0.1}, {900.0, 0.001}};
+      {0.9, 1.0}, {90.0, 0.01},   {0.9 / 0.0254, 0.0254},
+      {9.0, 0.1}, {900.0, 0.001}, {0.9 * 0.45 / 0.0254, 0.0254 / 0.45}};
   for (const auto& [leg, unit] : legAndUnit) {
     Result<ImportedAsset> asset = importBvhText(legBvh(leg), "leg.bvh");
     ASSERT_TRUE(asset) << asset.error();
