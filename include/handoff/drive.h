@@ -1,0 +1,300 @@
+// Joint drives of a powered ragdoll (SPEC.md section 5): the PD law as plain functions over spans,
+// the explicit applier (equal and opposite angular impulses every substep) and the implicit
+// option (the engine's own servo). docs/DRIVES.md explains the choice between the two.
+//
+// Frames (SPEC.md section 1). Body A is the parent, B the child of a joint; each body carries a
+// fixed joint frame, bodyAFromJoint = T_CA_J and bodyBFromJoint = T_CB_J. With body rotations
+// worldFromBodyA, worldFromBodyB:
+//
+//   qA = worldFromBodyA * bodyAFromJoint          (A's joint frame in world)
+//   qB = worldFromBodyB * bodyBFromJoint          (B's joint frame in world)
+//   qRel = inverse(qA) * qB                       (= jointAFromJointB, current)
+//   qTarget = inverse(qA_target) * qB_target      (same, from the animation's target bodies,
+//                                                  worldFromBody_target = worldFromBone_target *
+//                                                  boneFromBody)
+//
+// The law, evaluated in A's joint frame (every vector below is in J_A unless named *World):
+//
+//   qTarget' = qTarget with its joint angles (handoff::jointAngles) made admissible:
+//              locked axes (lower == upper) take the CURRENT angle (no drive about them, the joint
+//              constraint holds them), limited axes (lower < upper) are clamped to [lower, upper],
+//              free axes (lower > upper) are kept
+//   qError   = shortArc(qTarget' * inverse(qRel));   e = rotationVector(qError)          [rad]
+//   omegaRel = inverse(qA) * (omegaB - omegaA)                                           [rad/s]
+//   tauA     = Kp * e + Kd * (omegaTarget' - omegaRel)                                   [N m]
+//              (the static law is omegaTarget = 0: tauA = Kp * e - Kd * omegaRel;
+//               omegaTarget' = omegaTarget without its rates about locked or clamped axes)
+//   tauA    *= min(1, maxTorque / |tauA|)              (total clamp, direction kept)
+//   tauWorld = qA * tauA;   angular impulse +tauWorld * dt on B and -tauWorld * dt on A.
+//
+// Drive weight w in [0, 1] (a ramp in or out of powered mode): Kp and maxTorque scale with w,
+// Kd does not (weightedGains()).
+//
+// Thread-safety: the functions are pure and re-entrant. An ExplicitDrive belongs to one
+// character and one PhysicsWorld and runs on that world's stepping thread.
+#pragma once
+
+#include "handoff/asset.h"
+#include "handoff/math.h"
+#include "handoff/physics.h"
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace handoff {
+
+// ------------------------------------------------------------------------------------------------
+// Gains and joints
+// ------------------------------------------------------------------------------------------------
+
+/// PD gains of one joint drive. The asset's JointPreset supplies them per joint group.
+struct DriveGains {
+  double stiffness = 0.0;  ///< Kp. [N m/rad] [>= 0] [default 0]
+  double damping = 0.0;    ///< Kd. [N m s/rad] [>= 0] [default 0]
+  /// Clamp on the magnitude of the total torque vector. [N m] [>= 0, may be +inf] [default +inf]
+  double maxTorque = std::numeric_limits<double>::infinity();
+};
+
+/// Gains after a drive weight w: {Kp * w, Kd, maxTorque * w}. w is clamped to [0, 1]; a
+/// non-finite w counts as 0 (drive off). At w = 0 the torque clamp is 0, so the drive is off.
+DriveGains weightedGains(const DriveGains& gains, double weight);
+
+/// One joint as the drive sees it (a compact view of asset JointDef, no strings).
+struct DriveJoint {
+  int bodyA = -1;  ///< Parent body, index into the per-body arrays of the caller. [>= 0]
+  int bodyB = -1;  ///< Child body. [>= 0]
+  Quat bodyAFromJoint{1.0, 0.0, 0.0, 0.0};  ///< Rotation of T_CA_J. [unit]
+  Quat bodyBFromJoint{1.0, 0.0, 0.0, 0.0};  ///< Rotation of T_CB_J. [unit]
+  /// Limits per axis of J in the convention of handoff::jointAngles (X twist, Y, Z): lower ==
+  /// upper locks the axis, lower < upper limits it, lower > upper frees it. [rad]
+  Vec3 angularLower{0.0};
+  Vec3 angularUpper{0.0};
+  DriveGains gains;
+};
+
+/// The drive view of an asset joint (body indices are asset body indices).
+DriveJoint driveJointFromDef(const JointDef& joint);
+/// All joints of an asset, in asset order. Allocates: call at setup.
+std::vector<DriveJoint> driveJointsFromAsset(const RagdollAsset& asset);
+
+// ------------------------------------------------------------------------------------------------
+// Targets
+// ------------------------------------------------------------------------------------------------
+
+/// qRel = inverse(worldFromBodyA * bodyAFromJoint) * (worldFromBodyB * bodyBFromJoint): the
+/// same formula gives the current relative rotation (from body rotations) and the target
+/// (from target body rotations, worldFromBone_target * boneFromBody).
+Quat jointRelativeRotation(const Quat& worldFromBodyA, const Quat& worldFromBodyB, const Quat& bodyAFromJoint,
+                           const Quat& bodyBFromJoint);
+
+/// Joint targets of every joint from target body rotations (one per body).
+struct JointTargetsJob {
+  std::span<const DriveJoint> joints;
+  std::span<const Quat> worldFromBodyTargets;  ///< Per body: worldFromBone_target * boneFromBody.
+  std::span<Quat> jointTargets;                ///< Out, per joint: qTarget (jointAFromJointB).
+  bool validate() const;
+  /// False (and nothing written) when validate() fails.
+  bool run() const;
+};
+
+/// Relative target velocity omegaTarget of every joint, in A's joint frame, from two target
+/// samples dt apart: the SPEC.md section 3 delta q1 * inverse(q0) (short arc, atan2 angle), which
+/// for jointAFromJointB rotations is expressed in J_A. [rad/s]
+struct JointTargetVelocitiesJob {
+  std::span<const Quat> previousTargets;  ///< qTarget at t - dt, per joint.
+  std::span<const Quat> currentTargets;   ///< qTarget at t, per joint.
+  double dt = 0.0;                        ///< [s] [> 0, finite]
+  std::span<Vec3> targetVelocities;       ///< Out, per joint. [rad/s]
+  bool validate() const;
+  bool run() const;
+};
+
+// ------------------------------------------------------------------------------------------------
+// The law
+// ------------------------------------------------------------------------------------------------
+
+/// Target joint angles made admissible (see the header comment): locked axes take
+/// `currentAngles`, limited axes are clamped, free axes kept. `clampedAxes` (optional) receives
+/// per axis whether the axis was locked or its target clamped. [rad]
+Vec3 admissibleTargetAngles(const Vec3& targetAngles, const Vec3& currentAngles, const Vec3& lower,
+                            const Vec3& upper, glm::bvec3* clampedAxes = nullptr);
+
+/// omegaTarget without its rates about the axes in `removeAxes`: decomposed into joint-angle
+/// rates at `rawTargetAngles` (where omegaTarget belongs) and recomposed at
+/// `admissibleAngles`. Zero near gimbal lock (|angle y| -> pi/2), where the rates are undefined.
+/// Vectors in J_A. [rad/s]
+Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
+                              const Vec3& admissibleAngles, glm::bvec3 removeAxes);
+
+/// The PD law and the total clamp, in A's joint frame:
+/// tauA = Kp e + Kd (omegaTarget - omegaRel), then |tauA| <= maxTorque. [N m]
+Vec3 driveTorque(const Vec3& error, const Vec3& relativeVelocity, const Vec3& targetVelocity,
+                 const DriveGains& gains, bool* saturated = nullptr);
+
+/// Inputs of one joint's drive.
+struct JointDriveInput {
+  Quat worldFromBodyA{1.0, 0.0, 0.0, 0.0};  ///< Current rotation of body A. [unit]
+  Quat worldFromBodyB{1.0, 0.0, 0.0, 0.0};
+  Vec3 angularVelocityA{0.0};       ///< World. [rad/s]
+  Vec3 angularVelocityB{0.0};       ///< World. [rad/s]
+  Quat target{1.0, 0.0, 0.0, 0.0};  ///< qTarget = jointAFromJointB wanted. [unit]
+  Vec3 targetVelocity{0.0};         ///< omegaTarget in J_A; zero for a static target. [rad/s]
+  double weight = 1.0;              ///< Drive weight. [0, 1] [default 1]
+};
+
+/// Everything the law computed for one joint (diagnostics, error thresholds, debug drawing).
+struct JointDriveOutput {
+  Vec3 currentAngles{0.0};     ///< jointAngles(qRel). [rad]
+  Vec3 targetAngles{0.0};      ///< Admissible target angles. [rad]
+  Vec3 error{0.0};             ///< e in J_A. [rad]
+  Vec3 relativeVelocity{0.0};  ///< omegaRel in J_A. [rad/s]
+  Vec3 torque{0.0};            ///< tauA in J_A after the clamp. [N m]
+  Vec3 torqueWorld{0.0};       ///< tauWorld = qA * tauA: on B, its negative on A. [N m]
+  bool saturated = false;      ///< The total clamp was active.
+  bool valid = true;           ///< False when an input was not finite: torque is then zero.
+};
+
+/// The whole law for one joint. Never allocates or throws; non-finite inputs give zero torque
+/// and valid = false.
+JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInput& input);
+
+/// The law for every joint of a character, from per-body states.
+struct DriveJob {
+  std::span<const DriveJoint> joints;
+  std::span<const Quat> worldFromBodies;    ///< Current body rotations, per body.
+  std::span<const Vec3> angularVelocities;  ///< World, per body. [rad/s]
+  std::span<const Quat> jointTargets;       ///< qTarget per joint.
+  std::span<const Vec3> targetVelocities;   ///< omegaTarget per joint in J_A; empty = static. [rad/s]
+  std::span<const double> weights;          ///< Per joint; empty = 1. [0, 1]
+  std::span<Vec3> torquesWorld;             ///< Out, per joint: tauWorld (on B; -tauWorld on A). [N m]
+  std::span<JointDriveOutput> details;      ///< Optional out, per joint (empty = not written).
+  bool validate() const;
+  /// False (and nothing written) when validate() fails.
+  bool run() const;
+};
+
+/// Stability index of the explicit drive on one joint over a step h: k + 2c with
+/// k = h^2 Kp / I and c = h Kd / I, where 1 / I = `inverseInertia` is the relative inverse
+/// inertia about the drive axis (1 / I_A + 1 / I_B). A spring-damper applied from the state at
+/// the start of the step and integrated as the engines do (velocity, then position) is stable
+/// exactly when the index is < 4; below ~1 it also keeps the discrete damping from ringing.
+/// [dimensionless]
+double explicitStabilityIndex(const DriveGains& gains, double inverseInertia, double dt);
+
+/// The relative inverse inertia the drive of a joint acts against, 1 / I in
+/// explicitStabilityIndex(): the largest eigenvalue of I_A^-1 + I_B^-1 (each body's inverse inertia
+/// tensor, given in its body space C, turned to world by its rotation), expressed in A's joint
+/// frame and restricted to the axes of J that are not locked (a hinge: the hinge axis alone).
+/// The joint's linear coupling makes the real inertia larger, so this is an upper bound.
+/// Zero when every axis is locked. [1/(kg m^2)]
+double jointInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA, const Quat& worldFromBodyB,
+                           const glm::dmat3& bodyAInverseInertia, const glm::dmat3& bodyBInverseInertia);
+
+// ------------------------------------------------------------------------------------------------
+// Explicit drive: equal and opposite angular impulses in every substep
+// ------------------------------------------------------------------------------------------------
+
+enum class TorqueApplication : std::uint8_t {
+  EqualAndOpposite,  ///< +tau dt on B, -tau dt on A. The only physical choice.
+  /// TEST ONLY: +tau dt on B alone. Breaks the conservation of angular momentum (the drive then
+  /// acts as an external torque); exists to show that in a test.
+  ChildOnlyForTesting,
+};
+
+/// Applies the drive of one character in every substep of its PhysicsWorld
+/// (world.setSubstepListener(&drive)). Buffers are sized at construction; onSubstep neither
+/// allocates nor throws. Targets and weights are set by the caller each frame; they hold over
+/// the substeps of the frame. Non-copyable, per character.
+class ExplicitDrive final : public SubstepListener {
+ public:
+  /// `bodies[i]` is the engine body of body index i used by `joints`. Asserts that every
+  /// joint's indices are in range. Targets start at the identity, weights at 1.
+  ExplicitDrive(PhysicsWorld& world, std::span<const BodyId> bodies, std::span<const DriveJoint> joints);
+  ExplicitDrive(const ExplicitDrive&) = delete;
+  ExplicitDrive& operator=(const ExplicitDrive&) = delete;
+
+  int jointCount() const { return static_cast<int>(joints_.size()); }
+  std::span<const DriveJoint> joints() const { return joints_; }
+
+  /// Sets one joint's target (qTarget, and omegaTarget in J_A, zero for a static target).
+  /// Non-finite values are rejected (false, target unchanged). The quaternion is normalised.
+  bool setTarget(int joint, const Quat& target, const Vec3& targetVelocity = Vec3{0.0});
+  /// All joints at once (`targetVelocities` may be empty: static targets). All or nothing:
+  /// false and no change when a size differs or a value is not finite.
+  bool setTargets(std::span<const Quat> targets, std::span<const Vec3> targetVelocities);
+  /// Drive weight of one joint or of all joints. [0, 1]; non-finite or outside: rejected (false).
+  bool setWeight(int joint, double weight);
+  bool setWeight(double weight);
+  double weight(int joint) const { return weights_[static_cast<size_t>(joint)]; }
+
+  /// Switches the drive on or off (off: onSubstep does nothing). [default on]
+  void setEnabled(bool enabled) { enabled_ = enabled; }
+  bool enabled() const { return enabled_; }
+  void setTorqueApplication(TorqueApplication application) { application_ = application; }
+  TorqueApplication torqueApplication() const { return application_; }
+
+  /// Optional stability guard (off by default: the law runs with the gains as given). With a
+  /// limit > 0, every substep each joint's Kp and Kd (after the weight) are scaled down together,
+  /// keeping their ratio, so that explicitStabilityIndex() <= limit, with 1 / I from
+  /// jointInverseInertia() at the current pose (inertia tensors read from the world at
+  /// construction; a body without positive inertia counts as immovable). 1 is a good value; the
+  /// explicit spring-damper diverges at 4. Non-finite or negative: rejected (false).
+  bool setStabilityLimit(double limit);
+  double stabilityLimit() const { return stabilityLimit_; }
+  /// Per joint, the factor the guard applied to Kp and Kd in the last substep (1 = none). [0, 1]
+  std::span<const double> lastStabilityScales() const { return stabilityScales_; }
+
+  /// Reads the bodies' rotations and angular velocities, computes every joint's torque and
+  /// applies the angular impulses (one call per body). Ignores dt <= 0 or non-finite.
+  void onSubstep(double substepDt) override;
+
+  /// Per joint, the law's result in the last substep.
+  std::span<const JointDriveOutput> lastResults() const { return results_; }
+  /// Joints whose torque was clamped in the last substep.
+  int saturatedJoints() const;
+  /// Joints skipped in the last substep because a body state was not finite.
+  int invalidJoints() const;
+
+ private:
+  PhysicsWorld& world_;
+  std::vector<BodyId> bodies_;
+  std::vector<DriveJoint> joints_;
+  std::vector<Quat> targets_;
+  std::vector<Vec3> targetVelocities_;
+  std::vector<double> weights_;
+  // Per-substep scratch, sized at construction.
+  std::vector<Quat> bodyRotations_;
+  std::vector<Vec3> bodyAngularVelocities_;
+  std::vector<Vec3> bodyImpulses_;
+  std::vector<JointDriveOutput> results_;
+  std::vector<glm::dmat3> bodyInverseInertia_;  // per body, in body space C
+  std::vector<double> stabilityScales_;
+  double stabilityLimit_ = 0.0;
+  bool enabled_ = true;
+  TorqueApplication application_ = TorqueApplication::EqualAndOpposite;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Implicit drive: the engine's own servo (PhysicsWorld::setJointMotor)
+// ------------------------------------------------------------------------------------------------
+
+/// The motor settings handing the same target and weighted gains to the engine's implicit
+/// spring: target = qTarget with its joint angles clamped to the limits (a locked axis to its
+/// lock value), per open axis stiffness Kp * w and damping Kd, zero on locked axes (the joint
+/// holds them), maxTorque * w as the engine's per-axis limit (so the total may exceed the
+/// explicit clamp by up to sqrt(open axes)). The engine servo has no target velocity. A
+/// non-finite target gives the motor disabled.
+JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight);
+
+/// Hands every joint's target and weighted gains to the engine (setJointMotor per joint).
+/// `weights` may be empty (1). Spans sized alike (asserted). Never allocates.
+void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
+                        std::span<const DriveJoint> joints, std::span<const Quat> targets,
+                        std::span<const double> weights);
+
+/// Switches the engine servos of the joints off (leaving powered mode or going to explicit).
+void disableImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints);
+
+}  // namespace handoff

@@ -1,0 +1,461 @@
+// Joint drives (SPEC.md section 5). See include/handoff/drive.h for the law and the frames.
+#include "handoff/drive.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace handoff {
+namespace {
+
+// |cos(angle y)| below this: the joint-angle rates are undefined (gimbal lock of X-Y-Z angles).
+constexpr double kGimbalCos = 1e-6;
+
+bool isFinite(double v) { return std::isfinite(v); }
+
+bool axisLocked(double lower, double upper) { return lower == upper; }
+bool axisLimited(double lower, double upper) { return lower < upper; }
+
+// Columns of the map from joint-angle rates to the angular velocity in J_A for
+// q = Rx(a) * Ry(b) * Rz(c): omega = da * x + db * Rx(a) y + dc * Rx(a) Ry(b) z.
+void rateAxes(const Vec3& angles, Vec3 axes[3]) {
+  const double sa = std::sin(angles.x), ca = std::cos(angles.x);
+  const double sb = std::sin(angles.y), cb = std::cos(angles.y);
+  axes[0] = Vec3{1.0, 0.0, 0.0};
+  axes[1] = Vec3{0.0, ca, sa};
+  axes[2] = Vec3{sb, -sa * cb, ca * cb};
+}
+
+bool bodyIndexOk(int index, size_t bodyCount) { return index >= 0 && static_cast<size_t>(index) < bodyCount; }
+
+}  // namespace
+
+DriveGains weightedGains(const DriveGains& gains, double weight) {
+  const double w = std::isfinite(weight) ? std::clamp(weight, 0.0, 1.0) : 0.0;
+  DriveGains out;
+  out.stiffness = gains.stiffness * w;
+  out.damping = gains.damping;
+  // inf * 0 would be NaN: a zero weight is a zero clamp, whatever the unweighted limit.
+  out.maxTorque = w == 0.0 ? 0.0 : gains.maxTorque * w;
+  return out;
+}
+
+DriveJoint driveJointFromDef(const JointDef& joint) {
+  DriveJoint d;
+  d.bodyA = joint.parentBody;
+  d.bodyB = joint.childBody;
+  d.bodyAFromJoint = joint.bodyAFromJoint.rotation;
+  d.bodyBFromJoint = joint.bodyBFromJoint.rotation;
+  d.angularLower = joint.preset.angularLower;
+  d.angularUpper = joint.preset.angularUpper;
+  d.gains.stiffness = joint.preset.driveStiffness;
+  d.gains.damping = joint.preset.driveDamping;
+  d.gains.maxTorque = joint.preset.maxDriveTorque;
+  return d;
+}
+
+std::vector<DriveJoint> driveJointsFromAsset(const RagdollAsset& asset) {
+  std::vector<DriveJoint> joints;
+  joints.reserve(asset.joints.size());
+  for (const JointDef& j : asset.joints) joints.push_back(driveJointFromDef(j));
+  return joints;
+}
+
+Quat jointRelativeRotation(const Quat& worldFromBodyA, const Quat& worldFromBodyB, const Quat& bodyAFromJoint,
+                           const Quat& bodyBFromJoint) {
+  const Quat worldFromJointA = worldFromBodyA * bodyAFromJoint;
+  const Quat worldFromJointB = worldFromBodyB * bodyBFromJoint;
+  return glm::conjugate(worldFromJointA) * worldFromJointB;
+}
+
+// --- JointTargetsJob ---
+
+bool JointTargetsJob::validate() const {
+  if (jointTargets.size() != joints.size()) return false;
+  for (const DriveJoint& j : joints) {
+    if (!bodyIndexOk(j.bodyA, worldFromBodyTargets.size()) ||
+        !bodyIndexOk(j.bodyB, worldFromBodyTargets.size()))
+      return false;
+  }
+  return true;
+}
+
+bool JointTargetsJob::run() const {
+  if (!validate()) return false;
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const DriveJoint& j = joints[i];
+    jointTargets[i] = jointRelativeRotation(worldFromBodyTargets[static_cast<size_t>(j.bodyA)],
+                                            worldFromBodyTargets[static_cast<size_t>(j.bodyB)],
+                                            j.bodyAFromJoint, j.bodyBFromJoint);
+  }
+  return true;
+}
+
+// --- JointTargetVelocitiesJob ---
+
+bool JointTargetVelocitiesJob::validate() const {
+  return previousTargets.size() == currentTargets.size() &&
+         targetVelocities.size() == currentTargets.size() && std::isfinite(dt) && dt > 0.0;
+}
+
+bool JointTargetVelocitiesJob::run() const {
+  if (!validate()) return false;
+  for (size_t i = 0; i < currentTargets.size(); ++i) {
+    // q1 * inverse(q0) of jointAFromJointB rotations is a rotation of J_A's coordinates: the
+    // velocity comes out in J_A.
+    targetVelocities[i] = angularVelocity(previousTargets[i], currentTargets[i], dt).omega;
+  }
+  return true;
+}
+
+// --- The law ---
+
+Vec3 admissibleTargetAngles(const Vec3& targetAngles, const Vec3& currentAngles, const Vec3& lower,
+                            const Vec3& upper, glm::bvec3* clampedAxes) {
+  Vec3 out = targetAngles;
+  glm::bvec3 clamped{false};
+  for (int i = 0; i < 3; ++i) {
+    if (axisLocked(lower[i], upper[i])) {
+      // No target about a locked axis: the current angle gives no drive torque about it.
+      out[i] = currentAngles[i];
+      clamped[i] = true;
+    } else if (axisLimited(lower[i], upper[i])) {
+      out[i] = std::clamp(targetAngles[i], lower[i], upper[i]);
+      clamped[i] = out[i] != targetAngles[i];
+    }
+  }
+  if (clampedAxes) *clampedAxes = clamped;
+  return out;
+}
+
+Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
+                              const Vec3& admissibleAngles, glm::bvec3 removeAxes) {
+  if (!glm::any(removeAxes) || targetVelocity == Vec3{0.0}) return targetVelocity;
+  if (std::abs(std::cos(rawTargetAngles.y)) < kGimbalCos ||
+      std::abs(std::cos(admissibleAngles.y)) < kGimbalCos)
+    return Vec3{0.0};
+  // Joint-angle rates of the raw target (omega = J(raw) * rates, see rateAxes).
+  const double sa = std::sin(rawTargetAngles.x), ca = std::cos(rawTargetAngles.x);
+  const double sb = std::sin(rawTargetAngles.y), cb = std::cos(rawTargetAngles.y);
+  const Vec3& w = targetVelocity;
+  Vec3 rates;
+  rates.z = (-w.y * sa + w.z * ca) / cb;
+  rates.y = w.y * ca + w.z * sa;
+  rates.x = w.x - rates.z * sb;
+  for (int i = 0; i < 3; ++i) {
+    if (removeAxes[i]) rates[i] = 0.0;
+  }
+  Vec3 axes[3];
+  rateAxes(admissibleAngles, axes);
+  return axes[0] * rates.x + axes[1] * rates.y + axes[2] * rates.z;
+}
+
+Vec3 driveTorque(const Vec3& error, const Vec3& relativeVelocity, const Vec3& targetVelocity,
+                 const DriveGains& gains, bool* saturated) {
+  Vec3 tau = gains.stiffness * error + gains.damping * (targetVelocity - relativeVelocity);
+  const double magnitude = glm::length(tau);
+  const bool clamp = magnitude > gains.maxTorque;
+  if (clamp) tau = magnitude > 0.0 ? tau * (gains.maxTorque / magnitude) : Vec3{0.0};
+  if (saturated) *saturated = clamp;
+  return tau;
+}
+
+double explicitStabilityIndex(const DriveGains& gains, double inverseInertia, double dt) {
+  return dt * dt * gains.stiffness * inverseInertia + 2.0 * dt * gains.damping * inverseInertia;
+}
+
+namespace {
+
+// Largest eigenvalue of a symmetric 3x3 matrix, closed form (trigonometric method).
+double largestEigenvalue(const glm::dmat3& m) {
+  const double a00 = m[0][0], a11 = m[1][1], a22 = m[2][2];
+  const double a01 = m[1][0], a02 = m[2][0], a12 = m[2][1];
+  const double offDiagonal = a01 * a01 + a02 * a02 + a12 * a12;
+  if (offDiagonal == 0.0) return std::max({a00, a11, a22});
+  const double q = (a00 + a11 + a22) / 3.0;
+  const double p2 = (a00 - q) * (a00 - q) + (a11 - q) * (a11 - q) + (a22 - q) * (a22 - q) + 2.0 * offDiagonal;
+  const double p = std::sqrt(p2 / 6.0);
+  const glm::dmat3 b = (m - glm::dmat3(q)) * (1.0 / p);
+  const double r = std::clamp(glm::determinant(b) / 2.0, -1.0, 1.0);
+  return q + 2.0 * p * std::cos(std::acos(r) / 3.0);
+}
+
+}  // namespace
+
+double jointInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA, const Quat& worldFromBodyB,
+                           const glm::dmat3& bodyAInverseInertia, const glm::dmat3& bodyBInverseInertia) {
+  // I^-1 in J_A: R I_C^-1 R^T with R = jointAFromBody = inverse(worldFromJointA) * worldFromBody.
+  const Quat jointAFromWorld = glm::conjugate(worldFromBodyA * joint.bodyAFromJoint);
+  const glm::dmat3 ra = glm::mat3_cast(jointAFromWorld * worldFromBodyA);
+  const glm::dmat3 rb = glm::mat3_cast(jointAFromWorld * worldFromBodyB);
+  const glm::dmat3 m =
+      ra * bodyAInverseInertia * glm::transpose(ra) + rb * bodyBInverseInertia * glm::transpose(rb);
+  int open[3];
+  int count = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!axisLocked(joint.angularLower[i], joint.angularUpper[i])) open[count++] = i;
+  }
+  const auto at = [&m](int row, int col) { return m[col][row]; };
+  switch (count) {
+    case 0:
+      return 0.0;
+    case 1:
+      return at(open[0], open[0]);
+    case 2: {
+      const double a = at(open[0], open[0]), d = at(open[1], open[1]), b = at(open[0], open[1]);
+      return 0.5 * (a + d) + std::sqrt(0.25 * (a - d) * (a - d) + b * b);
+    }
+    default:
+      return largestEigenvalue(m);
+  }
+}
+
+JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInput& in) {
+  JointDriveOutput out;
+  if (!isFinite(in.worldFromBodyA) || !isFinite(in.worldFromBodyB) || !isFinite(in.angularVelocityA) ||
+      !isFinite(in.angularVelocityB) || !isFinite(in.target) || !isFinite(in.targetVelocity) ||
+      !isFinite(in.weight)) {
+    out.valid = false;
+    return out;
+  }
+  const Quat worldFromJointA = in.worldFromBodyA * joint.bodyAFromJoint;
+  const Quat worldFromJointB = in.worldFromBodyB * joint.bodyBFromJoint;
+  const Quat qRel = glm::conjugate(worldFromJointA) * worldFromJointB;
+
+  // Per-DOF handling in the joint's own angle convention (the one its limits use).
+  out.currentAngles = jointAngles(qRel);
+  const Vec3 rawTargetAngles = jointAngles(in.target);
+  glm::bvec3 adjusted{false};
+  out.targetAngles = admissibleTargetAngles(rawTargetAngles, out.currentAngles, joint.angularLower,
+                                            joint.angularUpper, &adjusted);
+  // Unchanged angles: keep the given quaternion bit for bit (no round trip through angles).
+  const bool changed = out.targetAngles != rawTargetAngles;
+  const Quat target = changed ? fromJointAngles(out.targetAngles) : in.target;
+
+  const Quat qError = shortArc(target * glm::conjugate(qRel));
+  out.error = toRotationVector(qError);
+  out.relativeVelocity = glm::conjugate(worldFromJointA) * (in.angularVelocityB - in.angularVelocityA);
+  const Vec3 targetVelocity =
+      admissibleTargetVelocity(in.targetVelocity, rawTargetAngles, out.targetAngles, adjusted);
+
+  out.torque = driveTorque(out.error, out.relativeVelocity, targetVelocity,
+                           weightedGains(joint.gains, in.weight), &out.saturated);
+  out.torqueWorld = worldFromJointA * out.torque;
+  return out;
+}
+
+// --- DriveJob ---
+
+bool DriveJob::validate() const {
+  const size_t n = joints.size();
+  if (jointTargets.size() != n || torquesWorld.size() != n) return false;
+  if (!targetVelocities.empty() && targetVelocities.size() != n) return false;
+  if (!weights.empty() && weights.size() != n) return false;
+  if (!details.empty() && details.size() != n) return false;
+  if (angularVelocities.size() != worldFromBodies.size()) return false;
+  for (const DriveJoint& j : joints) {
+    if (!bodyIndexOk(j.bodyA, worldFromBodies.size()) || !bodyIndexOk(j.bodyB, worldFromBodies.size()))
+      return false;
+  }
+  return true;
+}
+
+bool DriveJob::run() const {
+  if (!validate()) return false;
+  for (size_t i = 0; i < joints.size(); ++i) {
+    const DriveJoint& j = joints[i];
+    const auto a = static_cast<size_t>(j.bodyA);
+    const auto b = static_cast<size_t>(j.bodyB);
+    JointDriveInput in;
+    in.worldFromBodyA = worldFromBodies[a];
+    in.worldFromBodyB = worldFromBodies[b];
+    in.angularVelocityA = angularVelocities[a];
+    in.angularVelocityB = angularVelocities[b];
+    in.target = jointTargets[i];
+    in.targetVelocity = targetVelocities.empty() ? Vec3{0.0} : targetVelocities[i];
+    in.weight = weights.empty() ? 1.0 : weights[i];
+    const JointDriveOutput out = computeJointDrive(j, in);
+    torquesWorld[i] = out.torqueWorld;
+    if (!details.empty()) details[i] = out;
+  }
+  return true;
+}
+
+// --- ExplicitDrive ---
+
+ExplicitDrive::ExplicitDrive(PhysicsWorld& world, std::span<const BodyId> bodies,
+                             std::span<const DriveJoint> joints)
+    : world_(world),
+      bodies_(bodies.begin(), bodies.end()),
+      joints_(joints.begin(), joints.end()),
+      targets_(joints.size(), Quat{1.0, 0.0, 0.0, 0.0}),
+      targetVelocities_(joints.size(), Vec3{0.0}),
+      weights_(joints.size(), 1.0),
+      bodyRotations_(bodies.size(), Quat{1.0, 0.0, 0.0, 0.0}),
+      bodyAngularVelocities_(bodies.size(), Vec3{0.0}),
+      bodyImpulses_(bodies.size(), Vec3{0.0}),
+      results_(joints.size()),
+      bodyInverseInertia_(bodies.size(), glm::dmat3(0.0)),
+      stabilityScales_(joints.size(), 1.0) {
+  for ([[maybe_unused]] const DriveJoint& j : joints_) {
+    assert(bodyIndexOk(j.bodyA, bodies_.size()) && "ExplicitDrive: joint body A index out of range");
+    assert(bodyIndexOk(j.bodyB, bodies_.size()) && "ExplicitDrive: joint body B index out of range");
+  }
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    // Body-space inverse inertia from the world tensor: R^T I_world R, inverted. A tensor that is
+    // not positive definite (a static body) counts as immovable.
+    const glm::dmat3 r = glm::mat3_cast(world_.transform(bodies_[b]).rotation);
+    const glm::dmat3 inertia = glm::transpose(r) * world_.worldInertia(bodies_[b]) * r;
+    const double det = glm::determinant(inertia);
+    if (std::isfinite(det) && det > 0.0 && inertia[0][0] > 0.0)
+      bodyInverseInertia_[b] = glm::inverse(inertia);
+  }
+}
+
+bool ExplicitDrive::setStabilityLimit(double limit) {
+  if (!std::isfinite(limit) || limit < 0.0) return false;
+  stabilityLimit_ = limit;
+  return true;
+}
+
+bool ExplicitDrive::setTarget(int joint, const Quat& target, const Vec3& targetVelocity) {
+  assert(joint >= 0 && joint < jointCount() && "ExplicitDrive: joint index out of range");
+  if (!isFinite(target) || !isFinite(targetVelocity) || glm::dot(target, target) < 1e-12) return false;
+  targets_[static_cast<size_t>(joint)] = glm::normalize(target);
+  targetVelocities_[static_cast<size_t>(joint)] = targetVelocity;
+  return true;
+}
+
+bool ExplicitDrive::setTargets(std::span<const Quat> targets, std::span<const Vec3> targetVelocities) {
+  if (targets.size() != joints_.size()) return false;
+  if (!targetVelocities.empty() && targetVelocities.size() != joints_.size()) return false;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    if (!isFinite(targets[i]) || glm::dot(targets[i], targets[i]) < 1e-12) return false;
+    if (!targetVelocities.empty() && !isFinite(targetVelocities[i])) return false;
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    targets_[i] = glm::normalize(targets[i]);
+    targetVelocities_[i] = targetVelocities.empty() ? Vec3{0.0} : targetVelocities[i];
+  }
+  return true;
+}
+
+bool ExplicitDrive::setWeight(int joint, double weight) {
+  assert(joint >= 0 && joint < jointCount() && "ExplicitDrive: joint index out of range");
+  if (!std::isfinite(weight) || weight < 0.0 || weight > 1.0) return false;
+  weights_[static_cast<size_t>(joint)] = weight;
+  return true;
+}
+
+bool ExplicitDrive::setWeight(double weight) {
+  if (!std::isfinite(weight) || weight < 0.0 || weight > 1.0) return false;
+  std::fill(weights_.begin(), weights_.end(), weight);
+  return true;
+}
+
+void ExplicitDrive::onSubstep(double substepDt) {
+  if (!enabled_ || !std::isfinite(substepDt) || substepDt <= 0.0) return;
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    bodyRotations_[b] = world_.transform(bodies_[b]).rotation;
+    bodyAngularVelocities_[b] = world_.angularVelocity(bodies_[b]);
+    bodyImpulses_[b] = Vec3{0.0};
+  }
+  const bool equalAndOpposite = application_ == TorqueApplication::EqualAndOpposite;
+  for (size_t i = 0; i < joints_.size(); ++i) {
+    const DriveJoint& j = joints_[i];
+    const auto a = static_cast<size_t>(j.bodyA);
+    const auto b = static_cast<size_t>(j.bodyB);
+    JointDriveInput in;
+    in.worldFromBodyA = bodyRotations_[a];
+    in.worldFromBodyB = bodyRotations_[b];
+    in.angularVelocityA = bodyAngularVelocities_[a];
+    in.angularVelocityB = bodyAngularVelocities_[b];
+    in.target = targets_[i];
+    in.targetVelocity = targetVelocities_[i];
+    in.weight = weights_[i];
+    stabilityScales_[i] = 1.0;
+    if (stabilityLimit_ > 0.0) {
+      // Scale the weighted Kp and Kd together; the weight then applies to the scaled joint.
+      const DriveGains weighted = weightedGains(j.gains, in.weight);
+      const double inverseInertia = jointInverseInertia(j, in.worldFromBodyA, in.worldFromBodyB,
+                                                        bodyInverseInertia_[a], bodyInverseInertia_[b]);
+      const double index = explicitStabilityIndex(weighted, inverseInertia, substepDt);
+      if (index > stabilityLimit_) {
+        const double scale = stabilityLimit_ / index;
+        stabilityScales_[i] = scale;
+        DriveJoint scaled = j;
+        scaled.gains.stiffness *= scale;
+        scaled.gains.damping *= scale;
+        results_[i] = computeJointDrive(scaled, in);
+      } else {
+        results_[i] = computeJointDrive(j, in);
+      }
+    } else {
+      results_[i] = computeJointDrive(j, in);
+    }
+    const Vec3 impulse = results_[i].torqueWorld * substepDt;
+    bodyImpulses_[b] += impulse;
+    if (equalAndOpposite) bodyImpulses_[a] -= impulse;
+  }
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    const Vec3& impulse = bodyImpulses_[b];
+    if (impulse == Vec3{0.0}) continue;
+    // A sleeping body ignores impulses: a drive with work to do keeps its bodies awake.
+    if (world_.isSleeping(bodies_[b])) world_.wake(bodies_[b]);
+    world_.applyAngularImpulse(bodies_[b], impulse);
+  }
+}
+
+int ExplicitDrive::saturatedJoints() const {
+  return static_cast<int>(
+      std::count_if(results_.begin(), results_.end(), [](const auto& r) { return r.saturated; }));
+}
+
+int ExplicitDrive::invalidJoints() const {
+  return static_cast<int>(
+      std::count_if(results_.begin(), results_.end(), [](const auto& r) { return !r.valid; }));
+}
+
+// --- Implicit drive ---
+
+JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight) {
+  JointMotorSettings motor;
+  if (!isFinite(target) || glm::dot(target, target) < 1e-12) return motor;  // disabled
+  const DriveGains gains = weightedGains(joint.gains, weight);
+  const Vec3 raw = jointAngles(glm::normalize(target));
+  Vec3 angles = raw;
+  for (int i = 0; i < 3; ++i) {
+    const double lo = joint.angularLower[i], hi = joint.angularUpper[i];
+    if (axisLocked(lo, hi)) {
+      angles[i] = lo;
+      motor.stiffness[i] = 0.0;
+      motor.damping[i] = 0.0;
+      continue;
+    }
+    if (axisLimited(lo, hi)) angles[i] = std::clamp(raw[i], lo, hi);
+    motor.stiffness[i] = gains.stiffness;
+    motor.damping[i] = gains.damping;
+  }
+  motor.enabled = true;
+  motor.target = angles == raw ? glm::normalize(target) : fromJointAngles(angles);
+  motor.maxTorque = gains.maxTorque;
+  return motor;
+}
+
+void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
+                        std::span<const DriveJoint> joints, std::span<const Quat> targets,
+                        std::span<const double> weights) {
+  assert(engineJoints.size() == joints.size() && targets.size() == joints.size() &&
+         (weights.empty() || weights.size() == joints.size()) && "applyImplicitDrive: span sizes differ");
+  for (size_t i = 0; i < joints.size(); ++i) {
+    world.setJointMotor(engineJoints[i],
+                        implicitMotorSettings(joints[i], targets[i], weights.empty() ? 1.0 : weights[i]));
+  }
+}
+
+void disableImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints) {
+  for (const JointId joint : engineJoints) world.setJointMotor(joint, JointMotorSettings{});
+}
+
+}  // namespace handoff
