@@ -1,0 +1,396 @@
+// Physics -> animation recovery (get up), SPEC.md section 4: the engine-agnostic pieces.
+//
+//   settle detector -> facing classifier -> get-up clip (metadata T_RB, a_B) -> root placement
+//   -> stand planner (capsule query through PhysicsWorld) -> pose capture -> display transition
+//
+// plus retargeting of get-up clips between humanoid rigs. The controller that switches authority
+// (limbs kinematic and non-blocking, capsule on) and the cancel path build on these.
+//
+// Frames (SPEC.md section 1): W world, R character root (on the ground, yaw only, Up = +Y),
+// B bone (here the pelvis). Variables are named xFromY for T_XY.
+//
+// Get-up clip root. A BVH get-up clip usually has the pelvis as its root joint, keyed in the
+// clip's own frame ("clip space", ground at y = groundHeight). The library defines the clip's
+// character root R as the ground projection of the pelvis at the clip's LAST frame (where the
+// character stands), with R's model forward axis turned onto the standing forward at that frame
+// (yaw only). So the standing character ends exactly at its root, facing the root's forward, as
+// an animated character does; `rootFromClip` re-expresses the clip in R, and T_RB is the pelvis's
+// transform in R at frame 0.
+//
+// Standing forward a_B. The direction, in the pelvis frame of frame 0, that becomes the
+// character's forward when it has stood up: the standing forward of the last frame (a unit
+// horizontal vector in clip space) expressed in the frame-0 pelvis frame,
+// a_B = inverse(R_clip,pelvis(0)) * F_last. It carries the yaw change of the whole clip. At run
+// time, with R_WR * R_RB = R_WB (the fallen pelvis lying as the clip starts),
+// R_WB * a_B = R_WR * R_RB * a_B = R_WR * forwardInRoot exactly: projecting it on the ground gives
+// the root's yaw. For the supine DeepMimic clip a_B points from the pelvis toward the feet (sit
+// up, stand over the feet), for the prone one toward the head (push up, stand where the head
+// lay): horizontal for a body lying on its back or front, so the projection is well defined.
+//
+// Thread-safety: every type here is plain per-character state or immutable data; the functions
+// are pure. Functions marked [step-safe] neither allocate nor throw.
+#pragma once
+
+#include "handoff/asset.h"
+#include "handoff/math.h"
+#include "handoff/physics.h"
+#include "handoff/result.h"
+#include "handoff/rig.h"
+
+#include <cstdint>
+#include <span>
+
+namespace handoff {
+
+/// World up of the recovery (SPEC.md section 4: Up = +Y).
+inline constexpr Vec3 kRecoveryUp{0.0, 1.0, 0.0};
+
+// ------------------------------------------------------------------------------------------
+// Settle detector
+// ------------------------------------------------------------------------------------------
+
+struct SettleSettings {
+  /// Continuous time all conditions must hold. [s] [> 0] [default 0.5]
+  double window = 0.5;
+  /// Pelvis speed below which the body counts as still (strictly below). [m/s] [> 0] [default 0.1]
+  double maxLinearSpeed = 0.1;
+  /// Pelvis angular speed below which it counts as still. [rad/s] [> 0] [default 0.2]
+  double maxAngularSpeed = 0.2;
+};
+
+/// Why the window was last restarted (for plots and logs).
+enum class SettleReset : std::uint8_t {
+  None,           ///< Not restarted since construction or reset().
+  LinearSpeed,    ///< Pelvis speed at or above maxLinearSpeed.
+  AngularSpeed,   ///< Pelvis angular speed at or above maxAngularSpeed.
+  ExternalForce,  ///< An external-force event (hit, push, explosion) in this update.
+};
+const char* settleResetName(SettleReset reset);
+
+struct SettleUpdate {
+  /// False when the input was rejected (dt <= 0 or not finite, or a non-finite vector): the
+  /// detector's state is unchanged and the other fields report that unchanged state.
+  bool accepted = true;
+  bool settled = false;       ///< The window is full: propose a recovery (never skip the space check).
+  double timeInWindow = 0.0;  ///< Time all conditions have held so far. [s]
+  SettleReset lastReset = SettleReset::None;
+};
+
+/// SPEC.md section 4 "settled": for a continuous window, pelvis speed < 0.1 m/s, angular speed
+/// < 0.2 rad/s and no external-force event. Every external-force event restarts the window, so
+/// a sustained force (an event every step, or any event within the last window) prevents
+/// settling. Each update covers the `dt` before it: 30 quiet updates of 1/60 s fill 0.5 s.
+/// Per character. [step-safe]
+class SettleDetector {
+ public:
+  explicit SettleDetector(const SettleSettings& settings = {});
+
+  /// Invalid settings (a non-positive or non-finite value) are reported here; a detector with
+  /// invalid settings rejects every update.
+  static Status validate(const SettleSettings& settings);
+
+  SettleUpdate update(double dt, const Vec3& pelvisLinearVelocity, const Vec3& pelvisAngularVelocity,
+                      bool externalForce);
+
+  bool settled() const { return settled_; }
+  double timeInWindow() const { return timeInWindow_; }
+  SettleReset lastReset() const { return lastReset_; }
+  const SettleSettings& settings() const { return settings_; }
+  /// Empties the window (e.g. when the ragdoll starts).
+  void reset();
+
+ private:
+  SettleUpdate report(bool accepted) const;
+
+  SettleSettings settings_;
+  bool settingsValid_ = true;
+  double timeInWindow_ = 0.0;
+  bool settled_ = false;
+  SettleReset lastReset_ = SettleReset::None;
+};
+
+// ------------------------------------------------------------------------------------------
+// Facing classifier (supine / prone) with a hold band
+// ------------------------------------------------------------------------------------------
+
+enum class Facing : std::uint8_t {
+  Undecided,  ///< No choice yet (on the side since the start): wait.
+  Supine,     ///< On the back: chest outward axis points up. Supine (face-up) get-up.
+  Prone,      ///< On the front: chest outward axis points down. Prone (face-down) get-up.
+};
+const char* facingName(Facing facing);
+
+struct FacingSettings {
+  /// dot(chest outward, Up) above this: supine. [-1, 1] [default 0.2]
+  double supineAbove = 0.2;
+  /// dot below this: prone. [-1, 1] [< supineAbove] [default -0.2]
+  double proneBelow = -0.2;
+};
+
+struct FacingUpdate {
+  bool accepted = true;  ///< False for a non-finite input; state unchanged.
+  Facing candidate = Facing::Undecided;
+  /// The dot is inside the hold band (lying on the side): the candidate is kept but the
+  /// controller should wait before starting a get-up.
+  bool inHoldBand = false;
+  double chestUpDot = 0.0;  ///< The last accepted dot. [-1, 1]
+  /// A candidate exists and the body is not on its side: the get-up clip may be chosen.
+  bool ready() const { return accepted && candidate != Facing::Undecided && !inHoldBand; }
+};
+
+/// World chest-outward axis: worldFromChestBody.rotation * chestForwardInBody (the asset's
+/// calibrated axis, RagdollAsset::chestForwardInBody), normalised. [step-safe]
+Vec3 chestOutwardInWorld(const Quat& worldFromChestBodyRotation, const Vec3& chestForwardInBody);
+
+/// SPEC.md section 4 supine or prone: dot > 0.2 -> Supine, < -0.2 -> Prone, in between keep
+/// the current candidate and wait. The candidate only changes when the dot crosses the
+/// opposite threshold, so noise around one threshold never flips the choice (the ALS-Refactored
+/// 180 degree flicker, fixed there the same way). Per character. [step-safe]
+class FacingClassifier {
+ public:
+  explicit FacingClassifier(const FacingSettings& settings = {});
+  static Status validate(const FacingSettings& settings);
+
+  /// From the dot of the world chest-outward axis with Up.
+  FacingUpdate update(double chestUpDot);
+  /// From the chest body's world rotation and the asset's chest-outward axis in body space.
+  FacingUpdate update(const Quat& worldFromChestBodyRotation, const Vec3& chestForwardInBody);
+
+  Facing candidate() const { return candidate_; }
+  bool inHoldBand() const { return inHoldBand_; }
+  void reset();
+
+ private:
+  FacingSettings settings_;
+  bool settingsValid_ = true;
+  Facing candidate_ = Facing::Undecided;
+  bool inHoldBand_ = true;
+  double lastDot_ = 0.0;
+};
+
+// ------------------------------------------------------------------------------------------
+// Get-up clip metadata
+// ------------------------------------------------------------------------------------------
+
+struct GetUpClipOptions {
+  /// Height of the clip's floor in clip space (BVH files: 0). [m]
+  double groundHeight = 0.0;
+  /// The character's forward in model space at bind; zero = derived from the humanoid map
+  /// (Up x (right hip - left hip), projected on the ground). [unit or zero]
+  Vec3 modelForward{0.0};
+};
+
+/// What the library stores per get-up clip (SPEC.md section 4).
+struct GetUpClipInfo {
+  int pelvisJoint = -1;  ///< Skeleton joint of the pelvis slot.
+  /// Clip space -> root space R (see the header comment); apply to the clip's top-level joints.
+  Transform rootFromClip;
+  /// T_RB: the pelvis's model transform (root space R) at frame 0. [m]
+  Transform rootFromPelvis;
+  /// a_B: the standing forward in the frame-0 pelvis frame. [unit]
+  Vec3 standingForwardInPelvis{0.0, 0.0, 1.0};
+  /// The character's forward in R (its bind model forward, horizontal). [unit]
+  Vec3 forwardInRoot{0.0, 0.0, 1.0};
+  /// dot(chest outward, Up) at frame 0 (> 0.2 a supine get-up, < -0.2 a prone one).
+  double startChestUpDot = 0.0;
+  /// Facing the clip starts from, classified with the SPEC thresholds.
+  Facing startFacing = Facing::Undecided;
+  /// Pelvis height above the floor at the last frame (the clip's standing hip height). [m]
+  double endPelvisHeight = 0.0;
+  /// Horizontal distance from the frame-0 pelvis to the root: how far the get-up travels. [m]
+  double travel = 0.0;
+};
+
+/// Character forward in model space at bind, from the humanoid map: Up x (UpperLegR - UpperLegL),
+/// projected on the ground and normalised. Errors name the missing slots or a degenerate rig.
+Result<Vec3> modelForwardFromMap(const Skeleton& skeleton, const HumanoidMap& map);
+
+/// Computes GetUpClipInfo for a clip of `skeleton` (pelvis, chest and both upper legs must be
+/// mapped). Errors name the clip and the reason (invalid clip, unmapped slot, a clip that does
+/// not end standing: pelvis more than 45 degrees from upright at the last frame).
+Result<GetUpClipInfo> computeGetUpClipInfo(const Clip& clip, const Skeleton& skeleton, const HumanoidMap& map,
+                                           const GetUpClipOptions& options = {});
+
+/// Samples the get-up clip at `clipTime` (clamped) re-expressed in its root space R: the
+/// top-level joints' transforms are premultiplied by rootFromClip. `locals` has jointCount
+/// elements. [step-safe]
+void sampleGetUpInRoot(const Clip& clip, const Skeleton& skeleton, const GetUpClipInfo& info, double clipTime,
+                       std::span<Transform> locals);
+
+// ------------------------------------------------------------------------------------------
+// Root placement
+// ------------------------------------------------------------------------------------------
+
+/// Which forward the root's yaw came from (SPEC.md section 4 fallbacks).
+enum class FacingSource : std::uint8_t {
+  PelvisProjection,  ///< R_WB * a_B projected on the ground.
+  PreFallForward,    ///< Degenerate projection: the horizontal forward recorded before the fall.
+  LevelDefault,      ///< Both invalid: the level's default facing.
+  WorldAxes,         ///< The level default was invalid too: R_WR = identity (reported, never silent).
+};
+const char* facingSourceName(FacingSource source);
+
+struct RootPlacementSettings {
+  /// A projected forward shorter than this is degenerate. [unit] [default 1e-3]
+  double minProjectionLength = 1e-3;
+};
+
+struct RootPlacement {
+  bool valid = false;  ///< False when worldFromPelvis is not finite (nothing else is filled).
+  Transform worldFromRoot;
+  Vec3 worldForward{0.0, 0.0, 1.0};  ///< The standing forward on the ground. [unit]
+  FacingSource source = FacingSource::PelvisProjection;
+  double projectionLength = 0.0;  ///< |horizontal part of R_WB * a_B| before normalising.
+};
+
+/// Root yaw from the projection of R_WB * a_B on the ground, with the two fallbacks; R_WR is
+/// yaw only (turns info.forwardInRoot onto the forward about Up); p_WR = p_WB - R_WR * p_RB.
+/// `preFallForward` and `levelDefaultForward` are projected too; invalid ones (non-finite or
+/// vertical) are skipped. [step-safe]
+RootPlacement placeRoot(const Transform& worldFromPelvis, const GetUpClipInfo& info,
+                        const Vec3& preFallForward, const Vec3& levelDefaultForward,
+                        const RootPlacementSettings& settings = {});
+
+/// Yaw-only rotation turning horizontal `fromForward` onto horizontal `toForward` about Up
+/// (a proper half turn about Up for opposite vectors). [step-safe]
+Quat yawBetween(const Vec3& fromForward, const Vec3& toForward);
+
+// ------------------------------------------------------------------------------------------
+// Stand planner: a standable spot for the character capsule
+// ------------------------------------------------------------------------------------------
+
+struct StandPlannerSettings {
+  /// The ground ray starts this far above the proposed root... [m] [>= 0] [default 0.5]
+  double probeAbove = 0.5;
+  /// ...and ends this far below it. [m] [> 0] [default 1.0]
+  double probeBelow = 1.0;
+  /// Steepest standable ground. [rad] [0, pi/2) [default 0.785 = 45 deg]
+  double maxSlope = 0.785398163397448;
+  /// Gap kept between the capsule's bottom and the ground during the overlap test. [m] [default 0.02]
+  double skin = 0.02;
+  /// Relocation candidates: rings around the proposed root, `ringCount` rings of
+  /// `candidatesPerRing` points, ring k at k * ringSpacing. [>= 0] [default 3 x 8 at 0.15 m]
+  int ringCount = 3;
+  int candidatesPerRing = 8;
+  double ringSpacing = 0.15;  ///< [m] [> 0]
+  /// What the ground ray hits and what blocks the capsule. [default static world]
+  std::uint32_t groundMask = layers::kStatic;
+  std::uint32_t blockMask = layers::kStatic;
+};
+
+enum class StandDecision : std::uint8_t {
+  Stand,     ///< The proposed spot (height snapped to the ground) is free.
+  Relocate,  ///< The proposed spot is blocked; a free nearby spot was found.
+  Delay,     ///< No free spot: delay the recovery (or try the other clip).
+};
+const char* standDecisionName(StandDecision decision);
+
+enum class StandReason : std::uint8_t {
+  Clear,             ///< Proposed spot free.
+  CapsuleBlocked,    ///< The capsule overlaps static geometry at the proposed spot.
+  NoGround,          ///< No ground within reach under the proposed spot.
+  GroundTooSteep,    ///< The ground under the proposed spot is steeper than maxSlope.
+  NoFreeSpotNearby,  ///< Delay: every candidate was blocked, unreachable, steep or groundless.
+  Unreachable,       ///< A ray from the fallen pelvis to the spot hits static geometry (a wall between).
+  InvalidInput,      ///< Non-finite root or invalid settings.
+};
+const char* standReasonName(StandReason reason);
+
+struct StandPlan {
+  StandDecision decision = StandDecision::Delay;
+  /// Stand: Clear. Relocate: why the proposed spot was rejected. Delay: NoFreeSpotNearby or
+  /// InvalidInput.
+  StandReason reason = StandReason::InvalidInput;
+  /// Why the proposed spot itself was rejected (Clear when it was not).
+  StandReason proposedSpotReason = StandReason::InvalidInput;
+  /// The root to stand on (Stand, Relocate); for Delay the proposed root unchanged.
+  Transform worldFromRoot;
+  double groundHeight = 0.0;        ///< Height of the ground found under the chosen root. [m]
+  Vec3 groundNormal{0.0};           ///< Its normal.
+  double relocationDistance = 0.0;  ///< Horizontal distance from the proposed root. [m]
+  int candidatesTested = 0;         ///< Spots tested, the proposed one included.
+  bool ok() const { return decision != StandDecision::Delay; }
+};
+
+/// Capsule of the character standing on `worldFromRoot`: axis +Y, bottom `skin` above the root.
+Transform capsuleOnRoot(const Transform& worldFromRoot, const CapsuleDef& capsule, double skin);
+
+/// Finds a standable spot for the character capsule at or near `proposedRoot` (from placeRoot):
+/// a ray down finds the floor (height snapped, slope checked), a ray from `reachFrom` (the
+/// fallen pelvis, a point known to be free) must reach the spot without crossing `blockMask`
+/// geometry, and the capsule must not overlap `blockMask` geometry. When the proposed spot
+/// fails, rings of nearby candidates are tried, nearest ring first and, within a ring, nearest
+/// to `reachFrom` first. The yaw is kept. A relocation moves the root only: the pose captured
+/// relative to the new root carries the offset, which the display transition blends away (a
+/// 0.3 m move over 0.25 s is about 2 cm per 60 Hz frame). [step-safe: only PhysicsWorld queries]
+StandPlan planStand(const PhysicsWorld& world, const Transform& proposedRoot, const Vec3& reachFrom,
+                    const CapsuleDef& capsule, const StandPlannerSettings& settings = {});
+
+// ------------------------------------------------------------------------------------------
+// Pose capture and display transition
+// ------------------------------------------------------------------------------------------
+
+/// Converts world transforms of every bone (after write-back) into a local pose: joints with a
+/// parent take inverse(worldFromParent) * worldFromBone; top-level joints take
+/// inverse(worldFromRoot) * worldFromBone with the NEW root. Then
+/// worldFromRoot * model(locals) reproduces `worldFromBones` exactly. Returns false (and leaves
+/// `locals` unchanged) when any input is not finite. Spans have jointCount elements. [step-safe]
+bool capturePose(const Skeleton& skeleton, std::span<const Transform> worldFromBones,
+                 const Transform& worldFromRoot, std::span<Transform> locals);
+
+struct TransitionSettings {
+  /// Display blend from the captured pose to the get-up clip. [s] [> 0, sensible 0.2-0.35]
+  /// [default 0.25]
+  double duration = 0.25;
+};
+
+/// Blend weight at `time` since the start of the transition: clamp(time / duration, 0, 1).
+double transitionWeight(double time, const TransitionSettings& settings);
+
+/// Display pose at `time` since the transition started: the get-up clip sampled at `time` in
+/// root space (B(t)), blended from the captured pose A with transitionWeight (lerp translations,
+/// short-arc slerp rotations; handoff::blendPoses). `out` has jointCount elements and may alias
+/// nothing else. [step-safe]
+void transitionPose(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
+                    const GetUpClipInfo& info, double time, const TransitionSettings& settings,
+                    std::span<Transform> out);
+
+// ------------------------------------------------------------------------------------------
+// Retargeting through the humanoid map
+// ------------------------------------------------------------------------------------------
+
+struct RetargetOptions {
+  /// Scale of root motion and pelvis height; 0 = ratio of the rigs' standing hip heights (pelvis
+  /// above the lowest foot point in each rig's reference pose, see retargetClip). [> 0 or 0]
+  double hipHeightRatio = 0.0;
+  /// Turn each target slot's bind bone direction onto the source's before applying the source's
+  /// deltas, so rigs with different bind poses (T vs A pose, splayed CMU legs) end in the same
+  /// posture. The pelvis and the feet (flat at bind in every rig) are never turned. [default true]
+  bool alignBindDirections = true;
+  /// Forwards at bind in each rig's model space; zero = modelForwardFromMap.
+  Vec3 sourceModelForward{0.0};
+  Vec3 targetModelForward{0.0};
+};
+
+struct RetargetReport {
+  double hipHeightRatio = 0.0;   ///< The ratio used.
+  double sourceHipHeight = 0.0;  ///< Source reference pose: pelvis above its lowest foot point. [m]
+  double targetHipHeight = 0.0;  ///< Target reference pose, the same. [m]
+  Quat targetFromSourceModel{1.0, 0.0, 0.0,
+                             0.0};  ///< Yaw turning the source's model forward onto the target's.
+  int mappedSlots = 0;              ///< Slots mapped in both rigs (rotations transferred).
+};
+
+/// Maps a clip of `sourceSkeleton` onto `targetSkeleton` through both humanoid maps (as Unity's
+/// humanoid retargeting or Jolt's SkeletonMapper): for each slot mapped in both, the target's
+/// model-space rotation is the source's model-space delta from its bind (conjugated into the
+/// target's model frame) applied to the target's reference rotation (its bind, with the bone
+/// direction turned onto the source's bind direction when alignBindDirections). Unmapped joints
+/// keep their rest local transform. The pelvis position (root motion and height above the
+/// floor y = 0) is scaled by the hip height ratio. The result is in the target's model frame
+/// (its forward), keyed at the source's frame rate. Errors name the unmapped required slots.
+Result<Clip> retargetClip(const Clip& source, const Skeleton& sourceSkeleton, const HumanoidMap& sourceMap,
+                          const Skeleton& targetSkeleton, const HumanoidMap& targetMap,
+                          const RetargetOptions& options = {}, RetargetReport* report = nullptr);
+
+}  // namespace handoff

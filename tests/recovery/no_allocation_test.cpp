@@ -1,0 +1,86 @@
+// The per-step recovery functions never allocate: counted through the replaceable global
+// operator new of this test binary.
+#include "recovery/recovery_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+std::atomic<long> gAllocations{0};
+// Out of line, so GCC's -Wmismatched-new-delete does not see free() paired with operator new.
+[[gnu::noinline]] void release(void* p) noexcept { std::free(p); }
+}  // namespace
+
+// Every replaceable form, so no allocation bypasses the count (and ASan sees matching pairs).
+void* operator new(std::size_t size) {
+  gAllocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return ::operator new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  gAllocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(size == 0 ? 1 : size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
+  return ::operator new(size, tag);
+}
+void* operator new(std::size_t size, std::align_val_t align) {
+  gAllocations.fetch_add(1, std::memory_order_relaxed);
+  const auto a = static_cast<std::size_t>(align);
+  if (void* p = std::aligned_alloc(a, ((size == 0 ? 1 : size) + a - 1) / a * a)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t align) { return ::operator new(size, align); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+
+namespace handoff {
+namespace {
+
+TEST(NoAllocation, PerStepRecoveryFunctions) {
+  const test::LoadedClip c = test::loadClip("deepmimic/humanoid3d_getup_faceup.bvh");
+  Result<GetUpClipInfo> info = computeGetUpClipInfo(c.clip, c.skeleton, c.map);
+  ASSERT_TRUE(info.ok()) << info.error();
+  const auto n = static_cast<size_t>(c.skeleton.jointCount());
+  const std::vector<Transform> world = test::worldOf(c.skeleton, c.clip.frame(0), Transform{});
+  std::vector<Transform> captured(n);
+  std::vector<Transform> display(n);
+  SettleDetector settle;
+  FacingClassifier facing;
+
+  const long before = gAllocations.load();
+  double sink = 0.0;
+  for (int step = 0; step < 120; ++step) {
+    const double t = step / 60.0;
+    sink += settle.update(1.0 / 60.0, Vec3{0.01, 0.0, 0.0}, Vec3{0.0, 0.05, 0.0}, step == 10).timeInWindow;
+    sink += facing.update(Quat{1.0, 0.0, 0.0, 0.0}, Vec3{0.0, 0.0, 1.0}).chestUpDot;
+    const RootPlacement p = placeRoot(world[static_cast<size_t>(info->pelvisJoint)], *info,
+                                      Vec3{0.0, 0.0, 1.0}, Vec3{1.0, 0.0, 0.0});
+    sink += capturePose(c.skeleton, world, p.worldFromRoot, captured) ? 1.0 : 0.0;
+    transitionPose(captured, c.clip, c.skeleton, *info, t, TransitionSettings{}, display);
+    sampleGetUpInRoot(c.clip, c.skeleton, *info, t, display);
+    sink += display[0].translation.y;
+  }
+  const long after = gAllocations.load();
+  EXPECT_EQ(after - before, 0) << "allocations in per-step recovery functions";
+  EXPECT_TRUE(std::isfinite(sink));
+  // The counter does count.
+  std::vector<Transform> allocated(n);
+  EXPECT_GT(gAllocations.load(), after);
+  EXPECT_EQ(allocated.size(), n);
+}
+
+}  // namespace
+}  // namespace handoff
