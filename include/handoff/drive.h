@@ -30,8 +30,10 @@
 // Drive weight w in [0, 1] (a ramp in or out of powered mode): Kp and maxTorque scale with w,
 // Kd does not (weightedGains()).
 //
-// Thread-safety: the functions are pure and re-entrant. An ExplicitDrive belongs to one
-// character and one PhysicsWorld and runs on that world's stepping thread.
+// Pinning (world-space pulls toward the animated pose, an external force) is at the end.
+//
+// Thread-safety: the functions are pure and re-entrant. An ExplicitDrive or PinApplier belongs to
+// one character and one PhysicsWorld and runs on that world's stepping thread.
 #pragma once
 
 #include "handoff/asset.h"
@@ -296,5 +298,130 @@ void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoin
 
 /// Switches the engine servos of the joints off (leaving powered mode or going to explicit).
 void disableImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints);
+
+// ------------------------------------------------------------------------------------------------
+// Pinning: world-space PD pulling chosen bodies toward their animated pose (off by default)
+// ------------------------------------------------------------------------------------------------
+//
+// Unlike a joint drive, a pin is an EXTERNAL force: it changes the character's total momentum
+// (that is its purpose: hold the pelvis up, keep the feet planted). PinApplier sums every impulse
+// it applies so the handoff record and reports can say how much came from outside.
+//
+// Gains are accelerations (PhysX's "acceleration" drive mode), so one setting suits a light
+// hand and a heavy pelvis alike, and the explicit stability bound does not depend on the mass:
+// h^2 K + 2 h D < 4 (explicitStabilityIndex with inverse inertia 1).
+//
+//   a     = K_lin (p_target - p) + D_lin (v_target - v),       |a| <= maxLinearAcceleration
+//   alpha = K_ang e + D_ang (omega_target - omega),             |alpha| <= maxAngularAcceleration
+//           e = rotationVector(shortArc(q_target * inverse(q)))  (world)
+//   impulses per substep h: m a h at the centre of mass, I_world alpha h.
+// The pin weight w in [0, 1] scales K and the maxima, not D (as the drive weight).
+
+struct PinGains {
+  double linearStiffness = 0.0;  ///< K_lin. [1/s^2] [>= 0] [default 0: no pull]
+  double linearDamping = 0.0;    ///< D_lin. [1/s] [>= 0] [default 0]
+  /// [m/s^2] [>= 0, may be +inf] [default +inf]
+  double maxLinearAcceleration = std::numeric_limits<double>::infinity();
+  double angularStiffness = 0.0;  ///< K_ang. [1/s^2] [>= 0] [default 0]
+  double angularDamping = 0.0;    ///< D_ang. [1/s] [>= 0] [default 0]
+  /// [rad/s^2] [>= 0, may be +inf] [default +inf]
+  double maxAngularAcceleration = std::numeric_limits<double>::infinity();
+};
+
+/// Gains after a pin weight w: stiffness and maxima times w (w clamped to [0, 1], non-finite = 0).
+PinGains weightedPinGains(const PinGains& gains, double weight);
+
+struct PinInput {
+  Transform worldFromBody;          ///< Current pose (centre of mass). [m]
+  Vec3 linearVelocity{0.0};         ///< [m/s]
+  Vec3 angularVelocity{0.0};        ///< [rad/s]
+  Transform target;                 ///< Animated pose of the body. [m]
+  Vec3 targetLinearVelocity{0.0};   ///< [m/s]
+  Vec3 targetAngularVelocity{0.0};  ///< [rad/s]
+  double weight = 1.0;              ///< [0, 1]
+};
+
+struct PinOutput {
+  Vec3 positionError{0.0};        ///< p_target - p. [m]
+  Vec3 rotationError{0.0};        ///< e (world). [rad]
+  Vec3 linearAcceleration{0.0};   ///< a after the clamp. [m/s^2]
+  Vec3 angularAcceleration{0.0};  ///< alpha after the clamp. [rad/s^2]
+  bool saturatedLinear = false;
+  bool saturatedAngular = false;
+  bool valid = true;  ///< False when an input was not finite: accelerations are then zero.
+};
+
+/// The pin law for one body. Never allocates or throws.
+PinOutput computePin(const PinGains& gains, const PinInput& input);
+
+/// Applies pins to chosen bodies every substep. Buffers sized at construction; onSubstep neither
+/// allocates nor throws. Targets start at each body's pose at construction (so an unset pin
+/// holds its body where it was), weights at 1.
+class PinApplier final : public SubstepListener {
+ public:
+  PinApplier(PhysicsWorld& world, std::span<const BodyId> bodies, std::span<const PinGains> gains);
+  PinApplier(const PinApplier&) = delete;
+  PinApplier& operator=(const PinApplier&) = delete;
+
+  int pinCount() const { return static_cast<int>(bodies_.size()); }
+  /// Target pose and velocities of pin `pin`. Non-finite values: rejected (false), unchanged.
+  bool setTarget(int pin, const Transform& worldFromBody, const Vec3& linearVelocity = Vec3{0.0},
+                 const Vec3& angularVelocity = Vec3{0.0});
+  /// [0, 1]; non-finite or outside: rejected (false).
+  bool setWeight(int pin, double weight);
+  bool setWeight(double weight);
+  void setEnabled(bool enabled) { enabled_ = enabled; }
+  bool enabled() const { return enabled_; }
+
+  void onSubstep(double substepDt) override;
+
+  std::span<const PinOutput> lastResults() const { return results_; }
+  /// Sum of the linear impulses applied since construction or resetExternalImpulse(). [N s]
+  Vec3 externalLinearImpulse() const { return linearImpulse_; }
+  /// Sum of the angular impulses about each body's centre of mass, plus the moment of the linear
+  /// impulses about the world origin: the change of the angular momentum about the origin. [N m s]
+  Vec3 externalAngularImpulse() const { return angularImpulse_; }
+  /// Sum of the magnitudes of the linear impulses (a push and a brake do not cancel): how much
+  /// the pins did. [N s]
+  double externalLinearImpulseApplied() const { return linearImpulseApplied_; }
+  void resetExternalImpulse() {
+    linearImpulse_ = Vec3{0.0};
+    angularImpulse_ = Vec3{0.0};
+    linearImpulseApplied_ = 0.0;
+  }
+
+ private:
+  struct Target {
+    Transform worldFromBody;
+    Vec3 linearVelocity{0.0};
+    Vec3 angularVelocity{0.0};
+  };
+  PhysicsWorld& world_;
+  std::vector<BodyId> bodies_;
+  std::vector<PinGains> gains_;
+  std::vector<Target> targets_;
+  std::vector<double> weights_;
+  std::vector<PinOutput> results_;
+  Vec3 linearImpulse_{0.0};
+  Vec3 angularImpulse_{0.0};
+  double linearImpulseApplied_ = 0.0;
+  bool enabled_ = true;
+};
+
+/// Runs several substep listeners in order (a world takes one): e.g. the explicit drive, then the
+/// pins. Holds up to kCapacity non-owning pointers; onSubstep neither allocates nor throws.
+class SubstepListenerList final : public SubstepListener {
+ public:
+  static constexpr int kCapacity = 8;
+  /// False when full or `listener` is null.
+  bool add(SubstepListener* listener);
+  void clear() { count_ = 0; }
+  int size() const { return count_; }
+  void onSubstep(double substepDt) override;
+
+ private:
+  SubstepListener* listeners_[kCapacity] = {};
+  int count_ = 0;
+};
 
 }  // namespace handoff
