@@ -1,0 +1,296 @@
+// The ragdoll asset (SPEC.md section 2): humanoid map, builder, stabilizer, validator, JSON.
+// docs/ASSET.md describes the slots, shapes, mass source, presets, file format and findings.
+//
+// Offline -> definition -> instance (as ozz and Jolt): RagdollAsset is the editable,
+// serialisable description built from a skeleton; it is immutable at runtime and shared by every
+// character that uses it.
+//
+// Thread-safety: every function here is a pure function of its arguments (no global state);
+// a const RagdollAsset may be read from any number of threads.
+#pragma once
+
+#include "handoff/math.h"
+#include "handoff/physics.h"
+#include "handoff/result.h"
+#include "handoff/rig.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace handoff {
+
+/// Humanoid slots (SPEC.md section 2). Lower spine, hands and feet are optional.
+enum class Slot : std::uint8_t {
+  Pelvis,
+  LowerSpine,
+  Chest,
+  Head,
+  UpperArmL,
+  LowerArmL,
+  HandL,
+  UpperArmR,
+  LowerArmR,
+  HandR,
+  UpperLegL,
+  LowerLegL,
+  FootL,
+  UpperLegR,
+  LowerLegR,
+  FootR,
+  Count
+};
+inline constexpr int kSlotCount = static_cast<int>(Slot::Count);
+/// Stable lower-case name used in JSON: "pelvis", "lower_spine", "chest", "head", "upper_arm_l",
+/// "lower_arm_l", "hand_l", ..., "upper_leg_r", "lower_leg_r", "foot_r".
+const char* slotName(Slot slot);
+std::optional<Slot> slotFromName(std::string_view name);
+/// True for slots a humanoid must have (all but lower spine, hands and feet).
+bool slotRequired(Slot slot);
+/// The slot whose body is this slot's parent body when every slot is present (Pelvis: Count).
+Slot parentSlot(Slot slot);
+
+/// A builder, mapper, loader or validator finding.
+struct Finding {
+  enum class Severity : std::uint8_t { Info, Warning, Error };
+  Severity severity = Severity::Warning;
+  /// Stable identifier. Validator: "overlap", "anchor_mismatch", "mass_ratio", "extreme_mass",
+  /// "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
+  /// "degenerate_frame", "invalid_drive", "invalid_material", "bad_topology",
+  /// "skeleton_mismatch", "collision_filter". Builder: "stabilize_mass", "stabilize_inertia",
+  /// "radius_reduced", "lower_spine_skipped", "limit_widened", "mass_moved", "estimated_tip",
+  /// "override". Mapper: "map_structure", "map_side". JSON: "unknown_field", "json".
+  /// docs/ASSET.md lists when each is raised.
+  std::string code;
+  std::string subject;  ///< The body, joint, slot or JSON path concerned.
+  std::string message;
+};
+const char* severityName(Finding::Severity severity);
+/// "error overlap [thigh_l/thigh_r]: ..." — one line, for reports.
+std::string formatFinding(const Finding& finding);
+
+/// Skeleton joint index per slot (-1: not mapped).
+struct HumanoidMap {
+  std::array<int, kSlotCount> joint;
+  HumanoidMap() { joint.fill(-1); }
+  int operator[](Slot s) const { return joint[static_cast<size_t>(s)]; }
+  int& operator[](Slot s) { return joint[static_cast<size_t>(s)]; }
+};
+
+/// Maps a skeleton to humanoid slots. Structure first (pelvis = where the legs and the spine
+/// split, legs = the chains reaching the floor, arms = the two long chains branching off the
+/// spine, head = top of the spine, left/right by side relative to the character's forward taken
+/// from the feet); within each chain, bone names (CMU, Boxing, Mixamo, Unity, Unreal, Rigify,
+/// DeepMimic, Biped) pick the joints, and proportions when no name matches. So a rig with
+/// unusual names but a normal shape still maps. Errors list the missing slots and the candidate
+/// bones considered. `notes` (optional) receives Info findings on how each chain was mapped.
+Result<HumanoidMap> mapHumanoid(const Skeleton& skeleton, std::vector<Finding>* notes = nullptr);
+/// Explicit map from JSON: {"pelvis": "Hips", "upper_arm_l": "LeftArm", "lower_spine": null, ...};
+/// null unmaps an optional slot; unlisted slots are filled automatically when the skeleton maps.
+/// Errors name unknown slots or bones and slots whose joints contradict the hierarchy.
+Result<HumanoidMap> mapHumanoidFromJson(const Skeleton& skeleton, const std::string& json,
+                                        const std::string& sourceName);
+
+enum class JointGroup : std::uint8_t { Spine, Neck, Shoulder, Elbow, Wrist, Hip, Knee, Ankle, Count };
+inline constexpr int kJointGroupCount = static_cast<int>(JointGroup::Count);
+const char* jointGroupName(JointGroup group);
+std::optional<JointGroup> jointGroupFromName(std::string_view name);
+
+/// Limits and drive of one joint group (or one joint after overrides).
+struct JointPreset {
+  /// Angular limits in J about X (twist, along the child bone), Y and Z; see
+  /// handoff::jointAngles. lower == upper locks the axis, lower > upper frees it. [rad]
+  /// In a group preset they are anatomical, relative to the group's neutral pose and for the
+  /// left side (docs/ASSET.md); in a JointDef they are final: relative to the bind pose, in J.
+  Vec3 angularLower{0.0};
+  Vec3 angularUpper{0.0};
+  double driveStiffness = 0.0;  ///< Kp. [N m/rad] [>= 0]
+  double driveDamping = 0.0;    ///< Kd. [N m s/rad] [>= 0]
+  double maxDriveTorque = 0.0;  ///< Total torque clamp. [N m] [> 0]
+};
+
+/// The shipped group presets for a 70 kg, 1.75 m character (docs/ASSET.md has the table).
+JointPreset defaultJointPreset(JointGroup group);
+
+struct BodyDef {
+  std::string name;  ///< The bone's name.
+  int joint = -1;    ///< Skeleton joint (the bone B the body rides on).
+  Slot slot = Slot::Pelvis;
+  int parentBody = -1;           ///< Index in RagdollAsset::bodies, -1 for the root body.
+  Transform boneFromBody;        ///< T_BC: centre of mass and shape axes in the bone's space. [m]
+  ShapeDesc shape;               ///< In body space C; capsule along C's +Y (the bone direction).
+  double mass = 0.0;             ///< [kg] [> 0]
+  Vec3 inertia{0.0};             ///< Principal moments in C, after stabilization. [kg m^2] [> 0]
+  double friction = 0.8;         ///< [>= 0] [default 0.8]
+  double restitution = 0.0;      ///< [0, 1] [default 0]
+  double linearDamping = 0.05;   ///< [1/s] [>= 0] [default 0.05]
+  double angularDamping = 0.05;  ///< [1/s] [>= 0] [default 0.05]
+  CollisionFilter filter{layers::kRagdoll, layers::kStatic | layers::kRagdoll | layers::kDebris};
+};
+
+struct JointDef {
+  std::string name;  ///< The child bone's name.
+  JointGroup group = JointGroup::Spine;
+  int parentBody = -1;       ///< Body A.
+  int childBody = -1;        ///< Body B.
+  Transform bodyAFromJoint;  ///< T_CA_J
+  Transform bodyBFromJoint;  ///< T_CB_J
+  JointPreset preset;        ///< Limits (relative to bind, in J) and drive after per-bone overrides.
+  /// Force / torque at which the joint breaks. [N] [N m] [> 0] [default infinite]
+  double breakForce = std::numeric_limits<double>::infinity();
+  double breakTorque = std::numeric_limits<double>::infinity();
+};
+
+/// A character capsule used while animated (and during recovery): axis +Y, standing on the root.
+struct CapsuleDef {
+  double radius = 0.3;      ///< [m] [> 0]
+  double halfHeight = 0.6;  ///< Half the inner segment. [m] [>= 0]
+  /// Capsule centre in root space R in the bind pose (over the feet, bottom on the floor under
+  /// them). Informative: the runtime stands the capsule on the root. [m]
+  Vec3 bindCenter{0.0, 0.9, 0.0};
+};
+
+/// The collision layer/mask table of SPEC.md section 2: what the static world, ragdoll bodies
+/// and the character capsule are and what each collides with. A pair collides when each one's
+/// mask has the other's layer. Adjacent ragdoll bodies are excluded by their joint.
+struct CollisionTable {
+  CollisionFilter world{layers::kStatic, layers::kAll};
+  CollisionFilter ragdoll{layers::kRagdoll, layers::kStatic | layers::kRagdoll | layers::kDebris};
+  CollisionFilter capsule{layers::kCapsule, layers::kStatic | layers::kCapsule | layers::kDebris};
+};
+
+struct RagdollAsset {
+  static constexpr int kVersion = 1;
+  int version = kVersion;
+  std::string skeletonName;      ///< Informative: the file the asset was built from.
+  double totalMass = 70.0;       ///< [kg]
+  std::vector<BodyDef> bodies;   ///< Parents before children.
+  std::vector<JointDef> joints;  ///< One per non-root body.
+  CapsuleDef capsule;
+  CollisionTable collision;
+  HumanoidMap map;
+  /// Chest-outward (forward) axis in the chest body's space C, calibrated from the bind pose:
+  /// used to tell supine from prone (SPEC.md section 4).
+  Vec3 chestForwardInBody{0.0, 0.0, 1.0};
+  /// Character forward and up in model space (root space R) at bind. [unit]
+  Vec3 modelForward{0.0, 0.0, 1.0};
+  Vec3 modelUp{0.0, 1.0, 0.0};
+
+  int findBody(std::string_view name) const;
+  int bodyForJoint(int joint) const;  ///< -1 when the joint has no body.
+  int bodyForSlot(Slot slot) const;   ///< -1 when the slot has no body.
+};
+
+/// Shape size ratios (docs/ASSET.md). Limb radii are fractions of the bone length, torso radii
+/// fractions of the shoulder width (distance between the two upper-arm joints).
+struct ShapeRatios {
+  double upperArm = 0.16;   ///< Upper arm radius / bone length.
+  double lowerArm = 0.14;   ///< Forearm radius / bone length.
+  double upperLeg = 0.17;   ///< Thigh radius / bone length.
+  double lowerLeg = 0.12;   ///< Shank radius / bone length.
+  double pelvis = 0.30;     ///< Pelvis radius / shoulder width.
+  double spine = 0.30;      ///< Lower spine radius / shoulder width.
+  double chest = 0.30;      ///< Chest radius / shoulder width.
+  double head = 0.36;       ///< Head sphere radius / (neck base to crown distance).
+  double handWidth = 0.45;  ///< Hand box width / hand length (wrist to fingertip).
+  double handThickness = 0.16;
+  double footWidth = 0.38;  ///< Foot box width / foot length (heel to toe).
+  double heel = 0.28;       ///< Heel behind the ankle / horizontal ankle-to-toe distance.
+};
+
+/// Jolt RagdollSettings::Stabilize parameters.
+struct StabilizeOptions {
+  double minMassRatio = 0.8;        ///< Child/parent mass ratio lower clamp. [> 0] [default 0.8]
+  double maxMassRatio = 1.2;        ///< Child/parent mass ratio upper clamp. [default 1.2]
+  double maxInertiaIncrease = 2.0;  ///< A parent's inertia grows at most by this factor. [>= 1]
+};
+
+/// Builder options: every ratio overridable.
+struct BuildOptions {
+  double totalMass = 70.0;  ///< [kg] [> 0]
+  bool stabilize = true;    ///< Clamp mass ratios and raise inertias (Jolt-style).
+  StabilizeOptions stabilizeOptions;
+  bool hands = true;             ///< Bodies for hands when the skeleton has them.
+  bool feet = true;              ///< Bodies for feet when the skeleton has them.
+  double limbRadiusRatio = 0.0;  ///< Capsule radius / bone length for all limbs; 0 = `ratios`.
+  double headRadiusScale = 1.0;  ///< Head sphere radius multiplier. [> 0]
+  ShapeRatios ratios;
+  /// Shrink radii so non-adjacent bodies keep this clearance in the bind pose. [m] [>= 0]
+  double clearance = 0.005;
+  std::optional<std::string> mapJson;  ///< Explicit humanoid map (JSON text, mapHumanoidFromJson).
+  /// Joint overrides (JSON text): {"groups": {"elbow": {fields}}, "<bone>": {fields}} with fields
+  /// "lower", "upper" ([x, y, z] rad), "stiffness", "damping", "maxTorque", "breakForce",
+  /// "breakTorque". Group entries replace anatomical preset values (before the bind-pose
+  /// offsets); bone entries replace the final values of the joint whose child bone that is.
+  std::string overridesJson;
+  std::string skeletonName;  ///< Copied into RagdollAsset::skeletonName.
+};
+
+struct BuildReport {
+  std::vector<Finding> findings;  ///< Mapper and builder notes, stabilization changes, validation.
+  bool hasErrors() const;
+  int count(Finding::Severity severity) const;
+};
+
+/// Builds a ragdoll for a skeleton (whose rest pose is the bind pose, in metres, Y up). Fails when
+/// the skeleton does not map, the options or overrides are invalid, or the result does not pass
+/// validateRagdoll (the message lists the errors); `report` receives every finding either way.
+Result<RagdollAsset> buildRagdoll(const Skeleton& skeleton, const BuildOptions& options,
+                                  BuildReport* report = nullptr);
+
+/// Jolt RagdollSettings::Stabilize: walking from the root, each child's mass ratio to its parent
+/// is clamped to [minMassRatio, maxMassRatio], masses are rescaled so the total is unchanged
+/// (inertias scale with them), then each parent's principal moments are raised toward the sum of
+/// its descendants' largest moments (at most maxInertiaIncrease times its own). Returns an Info
+/// finding per change.
+std::vector<Finding> stabilize(RagdollAsset& asset, const StabilizeOptions& options = {});
+
+struct ValidateOptions {
+  double overlapTolerance = 0.001;   ///< Bind-pose penetrations up to this are ignored. [m]
+  double anchorTolerance = 0.001;    ///< Joint anchor mismatch allowed in the bind pose. [m]
+  double limitTolerance = 1e-3;      ///< Bind angles this far outside a limit are accepted. [rad]
+  double maxChildParentRatio = 2.0;  ///< Child mass above this times its parent's warns.
+  double minBodyMass = 0.1;          ///< [kg] Lighter bodies warn ("extreme_mass").
+  double maxBodyMass = 100.0;        ///< [kg] Heavier bodies warn.
+};
+
+/// Checks an asset against its skeleton (SPEC.md section 2): overlapping non-adjacent bodies,
+/// anchors that do not coincide in the bind pose, mass ratios, extreme masses, limits that
+/// exclude the bind pose, degenerate shapes and frames, bad references. Each finding names the
+/// bodies or joint. Errors block use; warnings do not.
+std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& skeleton,
+                                     const ValidateOptions& options = {});
+bool hasErrors(std::span<const Finding> findings);
+
+/// Sets every body's joint index from its bone name (names are authoritative in files). Errors
+/// name the bodies whose bones the skeleton lacks.
+Status resolveJoints(RagdollAsset& asset, const Skeleton& skeleton);
+
+/// JSON: versioned ("version"), top-level "bodies" and "joints" arrays plus "capsule",
+/// "collision", "map", "calibration". Saving then loading is lossless (doubles round-trip).
+/// Loading merges defaults for missing fields (a body without "inertia" gets the shape's), warns
+/// about unknown fields and rejects wrong types or out-of-range values, naming the JSON path
+/// (e.g. `bodies[3].mass`). `findings` (optional) receives warnings and errors.
+std::string saveRagdollJson(const RagdollAsset& asset);
+Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string& sourceName,
+                                     std::vector<Finding>* findings = nullptr);
+Result<RagdollAsset> loadRagdollFile(const std::string& path, std::vector<Finding>* findings = nullptr);
+Status saveRagdollFile(const RagdollAsset& asset, const std::string& path);
+
+/// World transforms of all bodies for a skeleton pose: worldFromBody = worldFromRoot *
+/// rootFromBone * boneFromBody, for every body. `models` are rootFromJoint of the skeleton;
+/// `worldFromBodies` has asset.bodies.size() elements. Never allocates.
+void bodyPosesFromModels(const RagdollAsset& asset, std::span<const Transform> models,
+                         const Transform& worldFromRoot, std::span<Transform> worldFromBodies);
+
+/// Distance between the surfaces of two shapes placed in one space; negative when they
+/// overlap (a penetration depth). [m] Exact for sphere, capsule and box pairs. Never allocates.
+double shapeSurfaceDistance(const ShapeDesc& a, const Transform& spaceFromA, const ShapeDesc& b,
+                            const Transform& spaceFromB);
+
+}  // namespace handoff
