@@ -61,6 +61,9 @@ class RecordingWorld final : public PhysicsWorld {
   void wake(BodyId b) override { at(b).sleeping = false; }
   void resetWarmStart(JointId) override {}
   void setJointMotor(JointId j, const JointMotorSettings& motor) override { motors.at(j.value) = motor; }
+  void setJointFrames(JointId, const Transform&, const Transform&) override {}
+  void setJointLimits(JointId, const Vec3&, const Vec3&) override {}
+  void setPairCollision(BodyId, BodyId, bool) override {}
   Quat jointRelativeRotation(JointId) const override { return Quat{1.0, 0.0, 0.0, 0.0}; }
   double jointAnchorSeparation(JointId) const override { return 0.0; }
   void step(double, int) override {}
