@@ -289,7 +289,8 @@ void bodyPosesFromModels(const RagdollAsset& asset, std::span<const Transform> m
                          const Transform& worldFromRoot, std::span<Transform> worldFromBodies);
 
 /// Distance between the surfaces of two shapes placed in one space; negative when they
-/// overlap (a penetration depth). [m] Exact for sphere, capsule and box pairs. Never allocates.
+/// overlap (minus the penetration depth). [m] Exact for sphere, capsule and box pairs (GJK while
+/// apart, separating axes once the inner cores intersect). Never allocates.
 double shapeSurfaceDistance(const ShapeDesc& a, const Transform& spaceFromA, const ShapeDesc& b,
                             const Transform& spaceFromB);
 

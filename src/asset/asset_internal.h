@@ -18,10 +18,14 @@ struct PlacedShape {
   Transform spaceFromBody;
 };
 
-/// Distance between the surfaces of two convex shapes; negative values are penetration depths
-/// (a lower bound when the inner cores — capsule segment, sphere centre, box — intersect). [m]
-/// Exact for sphere, capsule and box pairs (GJK on the cores, then minus the radii).
+/// Distance between the surfaces of two convex shapes; negative values are penetration depths.
+/// [m] Exact for sphere, capsule and box pairs: GJK on the inner cores (capsule segment, sphere
+/// centre, box) minus the radii while the cores are apart, the separating-axis depth of the
+/// cores plus the radii once they intersect.
 double surfaceDistance(const PlacedShape& a, const PlacedShape& b);
+
+/// Penetration depth of two intersecting cores (0 when they only touch or are apart). [m]
+double corePenetration(const PlacedShape& a, const PlacedShape& b);
 
 /// Distance between the inner cores (segment, point or box) of two shapes. [m]
 double coreDistance(const PlacedShape& a, const PlacedShape& b);

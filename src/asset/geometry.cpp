@@ -157,8 +157,55 @@ double coreDistance(const PlacedShape& a, const PlacedShape& b) {
   return glm::length(v);
 }
 
+double corePenetration(const PlacedShape& a, const PlacedShape& b) {
+  // Separating-axis test over the cores' face normals and edge-edge cross products: for convex
+  // polytopes (a box, a segment, a point) the smallest interval overlap over these axes is the
+  // penetration depth (the shortest translation that separates them).
+  std::array<Vec3, 16> axes{};  // 3 + 3 face normals, 9 edge-edge products, the centre line
+  int count = 0;
+  std::array<Vec3, 3> edgesA{};
+  std::array<Vec3, 3> edgesB{};
+  int na = 0;
+  int nb = 0;
+  const auto collect = [&](const PlacedShape& s, std::array<Vec3, 3>& edges, int& n) {
+    if (s.shape.type == ShapeType::Box) {
+      for (int i = 0; i < 3; ++i) {
+        Vec3 e{0.0};
+        e[i] = 1.0;
+        edges[static_cast<size_t>(n++)] = s.spaceFromBody.transformVector(e);
+        axes[static_cast<size_t>(count++)] = edges[static_cast<size_t>(n - 1)];  // face normals
+      }
+    } else if (s.shape.type == ShapeType::Capsule && s.shape.halfHeight > 0.0) {
+      edges[static_cast<size_t>(n++)] = s.spaceFromBody.transformVector(Vec3{0.0, 1.0, 0.0});
+    }
+  };
+  collect(a, edgesA, na);
+  collect(b, edgesB, nb);
+  for (int i = 0; i < na; ++i) {
+    for (int j = 0; j < nb; ++j) {
+      const Vec3 c = glm::cross(edgesA[static_cast<size_t>(i)], edgesB[static_cast<size_t>(j)]);
+      if (glm::length(c) > 1e-9) axes[static_cast<size_t>(count++)] = glm::normalize(c);
+    }
+  }
+  const Vec3 centres = b.spaceFromBody.translation - a.spaceFromBody.translation;
+  if (glm::length(centres) > 1e-12) axes[static_cast<size_t>(count++)] = glm::normalize(centres);
+  double depth = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < count; ++k) {
+    const Vec3& n = axes[static_cast<size_t>(k)];
+    const double maxA = glm::dot(coreSupport(a, n), n);
+    const double minA = glm::dot(coreSupport(a, -n), n);
+    const double maxB = glm::dot(coreSupport(b, n), n);
+    const double minB = glm::dot(coreSupport(b, -n), n);
+    depth = std::min(depth, std::min(maxA - minB, maxB - minA));
+  }
+  return std::isfinite(depth) ? std::max(depth, 0.0) : 0.0;
+}
+
 double surfaceDistance(const PlacedShape& a, const PlacedShape& b) {
-  return coreDistance(a, b) - roundingRadius(a.shape) - roundingRadius(b.shape);
+  const double radii = roundingRadius(a.shape) + roundingRadius(b.shape);
+  const double core = coreDistance(a, b);
+  if (core > 0.0) return core - radii;
+  return -(corePenetration(a, b) + radii);
 }
 
 NameKey nameKey(std::string_view name) {

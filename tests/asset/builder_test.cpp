@@ -381,6 +381,20 @@ TEST(ShapeDistance, HandComputedPairs) {
   EXPECT_LT(surfaceDistance({sphere, at0}, {capsule, Transform::fromTranslation({0.1, 0.0, 0.0})}), -0.6);
   EXPECT_NEAR(surfaceDistance({sphere, at0}, {sphere, Transform::fromTranslation({0.0, 0.9, 0.0})}), -0.1,
               1e-12);
+  // Intersecting cores: the exact depth, by separating axes. Boxes overlapping by 0.1 along X
+  // (the second one turned a quarter about X, so its extent along X is still 1).
+  const Transform overlapped{turned.rotation, Vec3{1.9, 0.0, 0.0}};
+  EXPECT_NEAR(surfaceDistance({box, at0}, {box, overlapped}), -0.1, 1e-9);
+  // A sphere whose centre is inside the box, 0.2 below its top face: depth 0.2 + 0.5.
+  EXPECT_NEAR(surfaceDistance({box, at0}, {sphere, Transform::fromTranslation({0.0, 1.8, 0.0})}), -0.7, 1e-9);
+  // Crossing capsules whose segments intersect: depth = both radii.
+  const Transform crossing{glm::angleAxis(0.5 * kPi, Vec3{0.0, 0.0, 1.0}), Vec3{0.0, 0.0, 0.0}};
+  EXPECT_NEAR(surfaceDistance({capsule, at0}, {capsule, crossing}), -0.5, 1e-9);
+  // A capsule pushed 0.3 deep into a box face along its axis: 0.3 + 0.25.
+  EXPECT_NEAR(surfaceDistance({box, at0}, {capsule, Transform::fromTranslation({0.0, 2.0 + 1.0 - 0.3, 0.0})}),
+              -0.55, 1e-9);
+  // The public wrapper agrees.
+  EXPECT_EQ(shapeSurfaceDistance(box, at0, box, overlapped), surfaceDistance({box, at0}, {box, overlapped}));
 }
 
 TEST(NameKey, TokensSidesAndPrefixes) {

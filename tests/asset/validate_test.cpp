@@ -51,6 +51,10 @@ TEST_F(Validator, Overlap) {
   expectFinding(
       [&](RagdollAsset& a) { a.bodies[static_cast<size_t>(body(Slot::UpperLegL))].shape.radius = 0.13; },
       "overlap", Finding::Severity::Error, "LeftUpLeg");
+  // Boxes whose cores intersect (the feet widened into each other) are caught too.
+  expectFinding(
+      [&](RagdollAsset& a) { a.bodies[static_cast<size_t>(body(Slot::FootL))].shape.halfExtents.x = 0.17; },
+      "overlap", Finding::Severity::Error, "RightFoot");
   // Overlaps below the tolerance are ignored; adjacent bodies (thigh and pelvis) never count.
   RagdollAsset touching = good_;
   touching.bodies[static_cast<size_t>(body(Slot::LowerSpine))].shape.radius = 0.05;  // out of the way
