@@ -6,11 +6,14 @@ set -euo pipefail
 HANDOFF_PACKAGES=(
   g++ cmake ninja-build pkg-config git
   libglm-dev nlohmann-json3-dev libcli11-dev libassimp-dev libbullet-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libtinygltf-dev
+  chromium nodejs npm
 )
 
 missing=()
 for p in "${HANDOFF_PACKAGES[@]}"; do
+  # A nodejs build that bundles npm (NodeSource) provides and conflicts with Debian's npm.
+  if [[ $p == npm ]] && command -v npm >/dev/null; then continue; fi
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
@@ -19,5 +22,5 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update
-  apt-get install -y "${HANDOFF_PACKAGES[@]}"
+  apt-get install -y "${missing[@]}"
 fi
