@@ -95,8 +95,18 @@ struct JointDesc {
 
 /// Joint angles of a relative rotation qRel = inverse(qA_J) * qB_J as used for limits:
 /// qRel = Rx(a.x) * Ry(a.y) * Rz(a.z) (intrinsic X, then Y, then Z), |a.y| <= pi/2. [rad]
+/// So a.x turns about A's joint X axis, a.z about B's joint Z axis, a.y about the axis between;
+/// a pure rotation of B by +t about a joint axis gives +t on that axis. a.x and a.z lie in
+/// [-pi, pi]. At |a.y| = pi/2 (gimbal lock) only a.x +- a.z is defined: a.z is reported as 0.
+/// This is exactly the angle btGeneric6DofSpring2Constraint (RotateOrder RO_XYZ) limits and
+/// reports with getAngle() for the constraint the Bullet adapter builds (its Bullet body A is
+/// our B; Bullet's own angles for the unswapped order are jointAngles(inverse(qRel))).
 Vec3 jointAngles(const Quat& jointAFromJointB);
 Quat fromJointAngles(const Vec3& angles);
+
+/// Principal moments of inertia in body space C of a solid shape of uniform density (what
+/// BodyDesc::inertia = 0 means). Capsules are exact (cylinder plus hemispheres). [kg m^2]
+Vec3 shapePrincipalInertia(const ShapeDesc& shape, double mass);
 
 /// The engine's own implicit angular spring (PD servo) on a joint, solved inside the
 /// constraint solver: stable at stiffness an explicit drive cannot reach at 60 Hz.
@@ -117,6 +127,9 @@ struct StepStats {
   int contactPoints = 0;     ///< Contact points in all manifolds after the step.
   int solverIterations = 0;  ///< Velocity iterations per substep.
   int substeps = 0;          ///< Substeps taken during the last step().
+  /// Bodies disabled (setEnabled(false)) during the last step because they left the world
+  /// (WorldSettings::worldHalfExtent) or their state became non-finite.
+  int bodiesLeftWorld = 0;
 };
 
 struct WorldSettings {
@@ -190,6 +203,17 @@ class PhysicsWorld {
   /// Clears a joint's accumulated (warm-start) impulses: after a teleport of the pose.
   virtual void resetWarmStart(JointId joint) = 0;
   virtual void setJointMotor(JointId joint, const JointMotorSettings& motor) = 0;
+  /// Replaces a joint's two frames (T_CA_J, T_CB_J), e.g. to re-anchor it at the committed pose.
+  /// Non-finite frames are ignored (assert in debug).
+  virtual void setJointFrames(JointId joint, const Transform& bodyAFromJoint,
+                              const Transform& bodyBFromJoint) = 0;
+  /// Replaces a joint's angular limits (JointDesc::angularLower/Upper conventions). Limited axes
+  /// are clamped to the engine's range; non-finite values are ignored (assert in debug).
+  virtual void setJointLimits(JointId joint, const Vec3& angularLower, const Vec3& angularUpper) = 0;
+  /// Switches collision between two particular bodies off or on (both directions), whatever
+  /// their filters say: e.g. a ragdoll's non-adjacent bodies that touch in the pose being
+  /// committed, until they separate. Switching off also drops their current contacts.
+  virtual void setPairCollision(BodyId a, BodyId b, bool enabled) = 0;
   /// Current qRel = inverse(qA_J) * qB_J of a joint, from the bodies' poses.
   virtual Quat jointRelativeRotation(JointId joint) const = 0;
   /// World distance between a joint's two anchors (0 when the linear constraint holds). [m]

@@ -1,5 +1,50 @@
 // The Bullet 3 implementation of handoff::PhysicsWorld. This header does not include Bullet;
 // only src/physics_bullet/ does.
+//
+// Behaviour specific to this adapter (what PhysicsWorld leaves to the engine):
+// - Handles: an invalid or dead BodyId/JointId in a [step-safe] call asserts in debug builds and
+//   is ignored in release builds (getters return identity/zero/false). Handles carry a 12-bit
+//   generation, so a stale handle is recognised until its slot was reused 4096 times.
+// - step(dt, n) takes exactly n substeps of dt / n. The SubstepListener runs before every
+//   substep's collision detection and solve, after kinematic velocities and before joint motors
+//   are updated.
+// - moveKinematic(body, target, dt): the body gets velocity (target - current) / dt (angular: the
+//   short arc, SPEC.md section 3), moves along the straight line / short arc through the next
+//   step's substeps and is exactly at the target after it; the velocity stays reported until the
+//   body moves again (so switching it to dynamic keeps the inherited velocity). Pass the next
+//   step's dt. Without a pending move a kinematic body holds still with zero velocity
+//   (setLinearVelocity on a kinematic body lasts until the next step).
+// - setTransform keeps velocities (call setLinearVelocity / setAngularVelocity to change them)
+//   and wakes the body, its joint partners and the bodies touching it.
+// - setMotionType: kinematic <-> dynamic only (static bodies stay static); velocities are kept.
+// - setEnabled(false) removes the body and its joints from the simulation (a joint takes part
+//   while both its bodies are enabled) and wakes what touched it. Disabled bodies are in no
+//   statistic and no query.
+// - Damping: BodyDesc's rates c [1/s] scale velocities by exp(-c dt). Friction and restitution
+//   of a contact are the products of the two bodies' values (Bullet's rule).
+// - Joint limits: X and Z limits must lie in [-pi, pi], Y limits in [-pi/2, pi/2] (Bullet's
+//   middle Euler axis); angles follow handoff::jointAngles() exactly. A fully free joint
+//   (lower > upper on all axes) is a ball joint without angular rows.
+// - Joint motors (setJointMotor) are implicit PD servos solved with the joint (per open axis:
+//   Kp, Kd, |torque| <= maxTorque per axis); locked axes take no target, limited axes clamp it.
+//   maxTorque <= 0 disables the motor.
+// - setJointFrames / setJointLimits act from the next substep; a motor's target is re-clamped to
+//   new limits. setPairCollision(a, b, true) does not undo the exclusion of a joint between a and
+//   b (collideConnected = false).
+// - Anchors are kept together by the solver (joint rows get 2x the world's iterations, ERP 0.8)
+//   and, when more than 5 mm apart after a substep, projected back (position-level, velocities
+//   kept). Measured: a 16-link chain stays within 6 mm in a violent 10 m fall and 7 mm after a
+//   100 m drop at 60 Hz x 2 substeps (4.4 cm at 1 substep).
+// - resetWarmStart: Bullet does not warm-start joint rows; the call clears the contact impulses
+//   cached for the joint's two bodies (and the joint's impulse feedback).
+// - Sleeping uses WorldSettings per world (thresholds and sleepTime), independent of Bullet's
+//   global gDeactivationTime (which must stay > 0: 0 disables sleeping in Bullet).
+// - Bodies that leave the world box (WorldSettings::worldHalfExtent) or whose state becomes
+//   non-finite are disabled after the step and counted in StepStats::bodiesLeftWorld.
+// - Contact counts (StepStats::contactPoints, contactCount) include speculative points: manifold
+//   points within the distance the pair can close in one substep.
+// - Queries see the poses the last step (or teleport) left; a capsule sweep that starts in
+//   contact reports an arbitrary fraction: check capsuleOverlaps first.
 #pragma once
 
 #include "handoff/physics.h"
@@ -9,7 +54,9 @@
 namespace handoff {
 
 /// Creates an independent Bullet world (btDiscreteDynamicsWorld, sequential impulse solver,
-/// btGeneric6DofSpring2Constraint joints). Bullet is built double-precision here.
+/// btGeneric6DofSpring2Constraint joints). Bullet is built double-precision here. Out-of-range
+/// settings are clamped (solverIterations >= 1, jointErp in [0, 1]) or, when not finite or not
+/// positive, replaced by their defaults; settings() reports what is in use.
 std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = {});
 
 }  // namespace handoff

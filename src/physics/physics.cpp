@@ -1,0 +1,65 @@
+// Engine-agnostic parts of the physics interface: the joint-angle convention and mass
+// properties of the primitive shapes.
+#include "handoff/physics.h"
+
+#include <cmath>
+
+namespace handoff {
+
+Vec3 jointAngles(const Quat& jointAFromJointB) {
+  // The same arithmetic as btGeneric6DofSpring2Constraint::matrixToEulerXYZ applied to the
+  // constraint built by the Bullet adapter (see physics.h): R = Rx(x) * Ry(y) * Rz(z), with
+  // r(i, j) the element in row i and column j of R. glm matrices are column-major: m[col][row].
+  const glm::dmat3 m = glm::mat3_cast(normalizeOrIdentity(jointAFromJointB));
+  const auto r = [&m](int row, int col) { return m[col][row]; };
+  const double sinY = r(0, 2);
+  if (sinY < 1.0) {
+    if (sinY > -1.0) {
+      return Vec3{std::atan2(-r(1, 2), r(2, 2)), std::asin(sinY), std::atan2(-r(0, 1), r(0, 0))};
+    }
+    // Gimbal lock at y = -pi/2: only x - z is defined; Bullet reports it all in x.
+    return Vec3{-std::atan2(r(1, 0), r(1, 1)), -0.5 * kPi, 0.0};
+  }
+  // Gimbal lock at y = +pi/2: only x + z is defined.
+  return Vec3{std::atan2(r(1, 0), r(1, 1)), 0.5 * kPi, 0.0};
+}
+
+Quat fromJointAngles(const Vec3& angles) {
+  return glm::angleAxis(angles.x, Vec3{1.0, 0.0, 0.0}) * glm::angleAxis(angles.y, Vec3{0.0, 1.0, 0.0}) *
+         glm::angleAxis(angles.z, Vec3{0.0, 0.0, 1.0});
+}
+
+Vec3 shapePrincipalInertia(const ShapeDesc& shape, double mass) {
+  switch (shape.type) {
+    case ShapeType::Sphere: {
+      const double i = 0.4 * mass * shape.radius * shape.radius;
+      return Vec3{i};
+    }
+    case ShapeType::Capsule: {
+      // Solid capsule of uniform density: a cylinder of length 2h plus two hemispheres.
+      const double r = shape.radius;
+      const double h = shape.halfHeight;
+      const double cylinderVolume = kPi * r * r * 2.0 * h;
+      const double sphereVolume = 4.0 / 3.0 * kPi * r * r * r;
+      const double density = mass / (cylinderVolume + sphereVolume);
+      const double mc = density * cylinderVolume;
+      const double ms = density * sphereVolume;
+      const double axial = mc * r * r / 2.0 + ms * 2.0 * r * r / 5.0;
+      // Hemispheres: each has its centre of mass 3r/8 from its flat face, which is h from the
+      // capsule's centre (parallel-axis theorem, summed over both halves).
+      const double transverse =
+          mc * (r * r / 4.0 + (2.0 * h) * (2.0 * h) / 12.0) + ms * (2.0 * r * r / 5.0 + h * h + 0.75 * h * r);
+      return Vec3{transverse, axial, transverse};
+    }
+    case ShapeType::Box: {
+      const Vec3 s = 2.0 * shape.halfExtents;
+      const double k = mass / 12.0;
+      return Vec3{k * (s.y * s.y + s.z * s.z), k * (s.x * s.x + s.z * s.z), k * (s.x * s.x + s.y * s.y)};
+    }
+    case ShapeType::None:
+      break;
+  }
+  return Vec3{0.0};
+}
+
+}  // namespace handoff

@@ -1,0 +1,1487 @@
+// handoff::PhysicsWorld on Bullet 3 (double precision): btDiscreteDynamicsWorld, btDbvtBroadphase,
+// btSequentialImpulseConstraintSolver, btGeneric6DofSpring2Constraint joints.
+//
+// Decisions worth knowing:
+// - Joints are built with Bullet's body A = our body B (frames swapped), so that the constraint's
+//   Euler angles (RO_XYZ) are exactly handoff::jointAngles(qRel) with qRel = inverse(qA_J) * qB_J.
+//   In the natural order Bullet's angles are those of inverse(qRel) (B turning by +t reads -t).
+// - A step of n substeps is n calls of stepSimulation(h, 0, h) (Bullet's variable-step mode:
+//   exactly one internal step of h each). The fixed-step accumulator of stepSimulation(dt, n, h)
+//   may take n - 1 or n + 1 substeps when dt / h rounds below n, and carries time over.
+// - Kinematic moves: Bullet derives a kinematic body's velocity in saveKinematicState() from its
+//   interpolation transform at the start of every stepSimulation call. We keep that transform
+//   equal to the world transform (so Bullet derives zero), give a moving body its move's velocity
+//   before every substep (contacts and joint rows read it) and advance its pose by the substep's
+//   fraction of the move after every substep; after step() it is exactly at the target.
+// - Bullet's sleep timer threshold is the process-wide gDeactivationTime;
+//   btCollisionObject::setDeactivationTime() sets a body's accumulated timer, not a threshold.
+//   WorldSettings::sleepTime is honoured per world by rescaling each awake body's timer after
+//   every substep (the timer advances h * gDeactivationTime / sleepTime), so no global is written.
+// - Joint motors are implicit PD servos: one Bullet motor row per open axis, re-targeted every
+//   substep as the soft constraint of tau = Kp (e - h w') - Kd w' (w' the rate at the end of the
+//   substep), bounded by maxTorque (Bullet 3.24 treats the motor bound as a force). See
+//   updateMotor() for the soft-drive case, where Bullet's row CFM would make its solver diverge.
+//   (Bullet's own spring row is explicit in the stiffness and ignores any torque limit.)
+// - Anchors: after every substep, joints whose anchors are more than kProjectionTolerance apart
+//   are projected back (non-linear Gauss-Seidel, like Jolt's position iterations), see
+//   projectJointAnchors(). It removes the arc drift of fast-spinning links on impacts.
+// - Contacts are speculative up to what a pair can close in one substep (SpeculativeDispatcher).
+// - Bullet does not warm-start joint rows (btSequentialImpulseConstraintSolver rebuilds them with
+//   zero impulse every substep; btGeneric6DofSpring2Constraint keeps no accumulated impulse);
+//   contacts are warm-started per manifold point. resetWarmStart() therefore clears the
+//   constraint's applied-impulse feedback and the cached impulses of every contact point touching
+//   either of the joint's bodies.
+#include "handoff/physics_bullet.h"
+
+#include "physics_bullet/bullet_internal.h"
+
+#include <btBulletCollisionCommon.h>
+#include <btBulletDynamicsCommon.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace handoff {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Tuning (measured by tests/physics_bullet; see the report).
+
+/// ERP of the locked linear axes of a joint (anchor coincidence) per substep. With the world's
+/// joint ERP (0.2 by default) a pendulum at 60 Hz x 2 drifts 3 mm and loses 6 % of its energy;
+/// 0.8 gives 0.8 mm and 1.8 %. No CFM: the anchor rows are rigid.
+constexpr double kLinearStopErp = 0.8;
+/// Solver iterations of joint rows relative to contacts (Bullet solves joints first in every
+/// iteration). 2x keeps a 16-link chain's anchors within 5 cm after a 100 m drop even at one
+/// substep per 60 Hz step (1x: 6.7 cm) for 20 % more step time.
+constexpr int kJointIterationFactor = 2;
+/// Position passes over the joints' anchor constraints after every substep (see
+/// projectJointAnchors()); Jolt's default is 2 position iterations. With 4, a violent 10 m fall
+/// stays within 6 mm (no projection: 11 cm at 1 substep, 2.7 cm at 2).
+constexpr int kJointPositionIterations = 4;
+/// Anchor errors below this are left to the velocity solver; only the excess is projected.
+/// Projecting every small error costs energy (a pendulum at one 60 Hz substep loses 15 %); 5 mm
+/// lies above a normal swing's drift (3 mm at one substep). [m]
+constexpr double kProjectionTolerance = 5e-3;
+/// Largest row CFM given to a motor row (Bullet's solver diverges at 1; see updateMotor()).
+constexpr double kMaxMotorCfm = 0.5;
+/// Upper bound of the speculative contact distance. [m]
+constexpr double kMaxSpeculativeDistance = 1.0;
+/// Box collision margin: Bullet's default 0.04 m rounds corners; small boxes need less.
+constexpr double kBoxMargin = 0.04;
+
+constexpr std::uint32_t kIndexBits = 20;
+constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;  // never a valid index
+constexpr std::uint32_t kGenerationMask = (1u << (32u - kIndexBits)) - 1u;
+
+btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
+Vec3 fromBt(const btVector3& v) { return Vec3{v.x(), v.y(), v.z()}; }
+btQuaternion toBt(const Quat& q) { return btQuaternion(q.x, q.y, q.z, q.w); }
+Quat fromBt(const btQuaternion& q) { return Quat{q.w(), q.x(), q.y(), q.z()}; }
+btTransform toBt(const Transform& t) {
+  return btTransform(toBt(normalizeOrIdentity(t.rotation)), toBt(t.translation));
+}
+Transform fromBt(const btTransform& t) { return Transform{fromBt(t.getRotation()), fromBt(t.getOrigin())}; }
+
+int toGroup(std::uint32_t bits) { return static_cast<int>(bits); }
+
+/// Bullet's damping d is the fraction of velocity lost per second: v *= (1 - d)^dt. Ours is a rate
+/// c [1/s] with v *= exp(-c dt), so d = 1 - exp(-c).
+double toBulletDamping(double rate) { return std::clamp(1.0 - std::exp(-rate), 0.0, 1.0); }
+
+/// A capsule whose size can change without allocating (queries reuse one). btCapsuleShape keeps its
+/// margin equal to its radius and ignores setMargin(), so resize both here.
+class ResizableCapsule final : public btCapsuleShape {
+ public:
+  ResizableCapsule() : btCapsuleShape(0.1, 0.2) {}
+  void resize(btScalar radius, btScalar halfHeight) {
+    m_implicitShapeDimensions.setValue(radius, halfHeight, radius);
+    m_collisionMargin = radius;
+  }
+};
+
+/// Distance a body may travel toward anything in one substep: |v| h + |w| R h (R: the shape's
+/// bounding radius). Static bodies do not move. [m]
+double substepReach(const btCollisionObject& object, double h) {
+  const btRigidBody* body = btRigidBody::upcast(&object);
+  if (body == nullptr || object.isStaticObject()) return 0.0;
+  return h * (body->getLinearVelocity().length() +
+              body->getAngularVelocity().length() * object.getCollisionShape()->getAngularMotionDisc());
+}
+
+/// Speculative contacts: a manifold's contact breaking threshold is the distance up to which the
+/// narrowphase reports (and the solver treats as speculative, impulse only if closing faster
+/// than distance / h) contact points. Bullet's is ~0.02 x shape size (5 mm for a 0.2 m limb),
+/// so a limb end moving 12 cm per substep penetrates up to that before any contact exists; the
+/// swept-sphere CCD only covers the body's centre. Widen every manifold to what the pair can
+/// close in one substep (set on creation here, refreshed before every substep).
+class SpeculativeDispatcher final : public btCollisionDispatcher {
+ public:
+  using btCollisionDispatcher::btCollisionDispatcher;
+  btPersistentManifold* getNewManifold(const btCollisionObject* b0, const btCollisionObject* b1) override {
+    btPersistentManifold* manifold = btCollisionDispatcher::getNewManifold(b0, b1);
+    widen(*manifold, manifold->getContactBreakingThreshold());
+    return manifold;
+  }
+  /// Before a substep of length h: every manifold to max(Bullet's threshold, the pair's reach).
+  void refresh(double h) {
+    substep_ = h;
+    const int count = getNumManifolds();
+    for (int i = 0; i < count; ++i) {
+      btPersistentManifold& m = *getManifoldByIndexInternal(i);
+      const btCollisionObject& a = *m.getBody0();
+      const btCollisionObject& b = *m.getBody1();
+      const double base =
+          std::min(a.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold),
+                   b.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold));
+      widen(m, base);
+    }
+  }
+
+ private:
+  void widen(btPersistentManifold& m, double base) const {
+    const double reach = substepReach(*m.getBody0(), substep_) + substepReach(*m.getBody1(), substep_);
+    m.setContactBreakingThreshold(std::max(base, std::min(reach, kMaxSpeculativeDistance)));
+  }
+  double substep_ = 1.0 / 60.0;
+};
+
+struct ShapeKey {
+  enum class Kind : std::uint8_t { Sphere, Capsule, Box, Plane } kind = Kind::Sphere;
+  double v[4] = {0.0, 0.0, 0.0, 0.0};
+  bool operator==(const ShapeKey& o) const {
+    return kind == o.kind && v[0] == o.v[0] && v[1] == o.v[1] && v[2] == o.v[2] && v[3] == o.v[3];
+  }
+};
+
+struct ShapeEntry {
+  ShapeKey key;
+  std::unique_ptr<btCollisionShape> shape;
+  int refs = 0;
+};
+
+struct BodySlot {
+  std::unique_ptr<btRigidBody> body;  // null while the slot is free
+  btCollisionShape* shape = nullptr;
+  std::uint32_t generation = 0;
+  MotionType motion = MotionType::Dynamic;
+  double mass = 0.0;                 // dynamic mass (0 for static bodies)
+  btVector3 inertia{0.0, 0.0, 0.0};  // principal moments in C of the dynamic mass
+  CollisionFilter filter;
+  bool enabled = true;
+  std::uint64_t userData = 0;
+  std::vector<std::uint32_t> joints;  // joint slots attached to this body
+  // Pending kinematic move (moveKinematic until the end of the next step).
+  bool movePending = false;
+  int moveFirstSubstep = 0;
+  Transform moveStart;
+  Transform moveTarget;
+  Vec3 moveRotation{0.0};  // short-arc rotation vector from start to target (world)
+  Vec3 moveLinearVelocity{0.0};
+  Vec3 moveAngularVelocity{0.0};
+};
+
+struct JointSlot {
+  std::unique_ptr<btGeneric6DofSpring2Constraint> constraint;  // null while free
+  std::uint32_t generation = 0;
+  std::uint32_t bodyA = 0;
+  std::uint32_t bodyB = 0;
+  Transform aFromJoint;
+  Transform bFromJoint;
+  Vec3 lower{0.0};
+  Vec3 upper{0.0};
+  bool collideConnected = false;
+  bool inWorld = false;
+  JointMotorSettings motor;
+  Vec3 motorTargetAngles{0.0};  // jointAngles(motor.target), clamped to the limits
+};
+
+bool finite(double v) { return std::isfinite(v); }
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string fmt(const Vec3& v) {
+  std::ostringstream s;
+  s << "(" << v.x << ", " << v.y << ", " << v.z << ")";
+  return s.str();
+}
+
+double wrapAngle(double a) {
+  a = std::remainder(a, 2.0 * kPi);
+  return a;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class BulletWorld final : public PhysicsWorld {
+ public:
+  explicit BulletWorld(const WorldSettings& settings);
+  ~BulletWorld() override;
+
+  Result<BodyId> createBody(const BodyDesc& desc) override;
+  void destroyBody(BodyId body) override;
+  Result<JointId> createJoint(const JointDesc& desc) override;
+  void destroyJoint(JointId joint) override;
+  BodyId addGroundPlane(const Vec3& normal, double offset, double friction) override;
+  BodyId addStaticBox(const Transform& worldFromBox, const Vec3& halfExtents, double friction) override;
+  int bodyCount() const override { return liveBodies_; }
+  int jointCount() const override { return liveJoints_; }
+
+  void setMotionType(BodyId body, MotionType motion) override;
+  MotionType motionType(BodyId body) const override;
+  void moveKinematic(BodyId body, const Transform& worldFromBody, double dt) override;
+  void setTransform(BodyId body, const Transform& worldFromBody) override;
+  Transform transform(BodyId body) const override;
+  void setLinearVelocity(BodyId body, const Vec3& velocity) override;
+  void setAngularVelocity(BodyId body, const Vec3& omega) override;
+  Vec3 linearVelocity(BodyId body) const override;
+  Vec3 angularVelocity(BodyId body) const override;
+  double mass(BodyId body) const override;
+  glm::dmat3 worldInertia(BodyId body) const override;
+  void applyLinearImpulse(BodyId body, const Vec3& impulse, const Vec3& worldPoint) override;
+  void applyAngularImpulse(BodyId body, const Vec3& angularImpulse) override;
+  void setCollisionFilter(BodyId body, const CollisionFilter& filter) override;
+  CollisionFilter collisionFilter(BodyId body) const override;
+  void setEnabled(BodyId body, bool enabled) override;
+  bool isEnabled(BodyId body) const override;
+  bool isSleeping(BodyId body) const override;
+  void wake(BodyId body) override;
+  void resetWarmStart(JointId joint) override;
+  void setJointMotor(JointId joint, const JointMotorSettings& motor) override;
+  void setJointFrames(JointId joint, const Transform& bodyAFromJoint,
+                      const Transform& bodyBFromJoint) override;
+  void setJointLimits(JointId joint, const Vec3& angularLower, const Vec3& angularUpper) override;
+  void setPairCollision(BodyId a, BodyId b, bool enabled) override;
+  Quat jointRelativeRotation(JointId joint) const override;
+  double jointAnchorSeparation(JointId joint) const override;
+
+  void step(double dt, int substeps) override;
+  const StepStats& lastStepStats() const override { return stats_; }
+  void setSubstepListener(SubstepListener* listener) override { listener_ = listener; }
+  const WorldSettings& settings() const override { return settings_; }
+
+  bool capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
+                       std::uint32_t mask) const override;
+  double sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
+                      std::uint32_t mask) const override;
+  double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
+  int contactCount(BodyId body) const override;
+
+ private:
+  static void preTickCallback(btDynamicsWorld* world, btScalar timeStep);
+  static void postTickCallback(btDynamicsWorld* world, btScalar timeStep);
+  void preTick(double h);
+  void postTick(double h);
+
+  BodySlot* slotOf(BodyId id);
+  const BodySlot* slotOf(BodyId id) const;
+  JointSlot* slotOf(JointId id);
+  const JointSlot* slotOf(JointId id) const;
+  BodyId handleOf(std::uint32_t index) const {
+    return BodyId{(bodies_[index].generation << kIndexBits) | index};
+  }
+
+  btCollisionShape* acquireShape(const ShapeKey& key);
+  void releaseShape(btCollisionShape* shape);
+  Result<BodyId> addBody(const BodyDesc& desc, const ShapeKey& key, const Vec3& inertia);
+  void applyMotionType(BodySlot& slot, MotionType motion);
+  void addToWorld(BodySlot& slot);
+  void removeFromWorld(BodySlot& slot);
+  void updateJointMembership(JointSlot& joint);
+  void wakeJointed(const BodySlot& slot);
+  void wakeTouching(const BodySlot& slot);
+  void destroyJointAt(std::uint32_t index);
+  void updateMotor(JointSlot& joint, double h);
+  void applyLimits(JointSlot& joint, const Vec3& lower, const Vec3& upper);
+  void finishKinematicMoves();
+  void projectJointAnchors();
+  void advanceKinematicMoves();
+  void collectStats(int substeps);
+
+  WorldSettings settings_;
+  std::unique_ptr<btDefaultCollisionConfiguration> config_;
+  std::unique_ptr<SpeculativeDispatcher> dispatcher_;
+  std::unique_ptr<btDbvtBroadphase> broadphase_;
+  std::unique_ptr<btSequentialImpulseConstraintSolver> solver_;
+  std::vector<ShapeEntry> shapes_;
+  std::unique_ptr<ResizableCapsule> queryCapsule_;
+  std::unique_ptr<btCollisionObject> queryObject_;
+  std::unique_ptr<btDiscreteDynamicsWorld> world_;
+
+  std::vector<BodySlot> bodies_;
+  std::vector<std::uint32_t> freeBodies_;
+  int liveBodies_ = 0;
+  std::vector<JointSlot> joints_;
+  std::vector<std::uint32_t> freeJoints_;
+  int liveJoints_ = 0;
+
+  SubstepListener* listener_ = nullptr;
+  StepStats stats_;
+  bool stepping_ = false;
+  int substepIndex_ = 0;
+  int substepCount_ = 0;
+};
+
+BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
+  // Sanitise: the settings() getter reports what is in use.
+  if (!isFinite(settings_.gravity)) settings_.gravity = Vec3{0.0, -9.81, 0.0};
+  settings_.solverIterations = std::max(1, settings_.solverIterations);
+  if (!finite(settings_.jointErp)) settings_.jointErp = 0.2;
+  settings_.jointErp = std::clamp(settings_.jointErp, 0.0, 1.0);
+  if (!finite(settings_.sleepLinearSpeed) || settings_.sleepLinearSpeed < 0.0)
+    settings_.sleepLinearSpeed = 0.03;
+  if (!finite(settings_.sleepAngularSpeed) || settings_.sleepAngularSpeed < 0.0)
+    settings_.sleepAngularSpeed = 0.1;
+  if (!finite(settings_.sleepTime) || settings_.sleepTime <= 0.0) settings_.sleepTime = 0.5;
+  if (!(settings_.worldHalfExtent > 0.0)) settings_.worldHalfExtent = 2000.0;
+
+  config_ = std::make_unique<btDefaultCollisionConfiguration>();
+  dispatcher_ = std::make_unique<SpeculativeDispatcher>(config_.get());
+  broadphase_ = std::make_unique<btDbvtBroadphase>();
+  solver_ = std::make_unique<btSequentialImpulseConstraintSolver>();
+  queryCapsule_ = std::make_unique<ResizableCapsule>();
+  queryObject_ = std::make_unique<btCollisionObject>();
+  queryObject_->setCollisionShape(queryCapsule_.get());
+  world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(),
+                                                     config_.get());
+  world_->setGravity(toBt(settings_.gravity));
+  // Sleeping and static bodies keep their AABBs; teleports update them explicitly.
+  world_->setForceUpdateAllAabbs(false);
+  btContactSolverInfo& info = world_->getSolverInfo();
+  info.m_numIterations = settings_.solverIterations;
+  info.m_erp = settings_.jointErp;  // Baumgarte of joint rows without their own ERP
+  world_->setInternalTickCallback(&BulletWorld::preTickCallback, this, true);
+  world_->setInternalTickCallback(&BulletWorld::postTickCallback, this, false);
+}
+
+BulletWorld::~BulletWorld() {
+  // Constraints reference bodies: destroy them first, then the bodies, then (members) the world,
+  // solver, broadphase, dispatcher and configuration in that order.
+  for (std::uint32_t i = 0; i < joints_.size(); ++i) {
+    if (joints_[i].constraint) destroyJointAt(i);
+  }
+  for (BodySlot& slot : bodies_) {
+    if (!slot.body) continue;
+    if (slot.enabled) world_->removeRigidBody(slot.body.get());
+    slot.body.reset();
+  }
+}
+
+// --- Handles -------------------------------------------------------------------------------------
+
+BodySlot* BulletWorld::slotOf(BodyId id) {
+  return const_cast<BodySlot*>(static_cast<const BulletWorld*>(this)->slotOf(id));
+}
+
+const BodySlot* BulletWorld::slotOf(BodyId id) const {
+  if (!id.valid()) return nullptr;
+  const std::uint32_t index = id.value & kIndexMask;
+  const std::uint32_t generation = id.value >> kIndexBits;
+  if (index >= bodies_.size()) return nullptr;
+  const BodySlot& slot = bodies_[index];
+  if (!slot.body || slot.generation != generation) return nullptr;
+  return &slot;
+}
+
+JointSlot* BulletWorld::slotOf(JointId id) {
+  return const_cast<JointSlot*>(static_cast<const BulletWorld*>(this)->slotOf(id));
+}
+
+const JointSlot* BulletWorld::slotOf(JointId id) const {
+  if (!id.valid()) return nullptr;
+  const std::uint32_t index = id.value & kIndexMask;
+  const std::uint32_t generation = id.value >> kIndexBits;
+  if (index >= joints_.size()) return nullptr;
+  const JointSlot& slot = joints_[index];
+  if (!slot.constraint || slot.generation != generation) return nullptr;
+  return &slot;
+}
+
+// Invalid handles in [step-safe] calls: assert in debug builds, ignored in release builds.
+#define HANDOFF_BODY_OR_RETURN(var, id, ...)          \
+  auto* var = slotOf(id);                             \
+  assert(var != nullptr && "invalid or dead BodyId"); \
+  if (var == nullptr) return __VA_ARGS__
+#define HANDOFF_JOINT_OR_RETURN(var, id, ...)          \
+  auto* var = slotOf(id);                              \
+  assert(var != nullptr && "invalid or dead JointId"); \
+  if (var == nullptr) return __VA_ARGS__
+
+// --- Shapes ---------------------------------------------------------------------------------------
+
+btCollisionShape* BulletWorld::acquireShape(const ShapeKey& key) {
+  for (ShapeEntry& entry : shapes_) {
+    if (entry.key == key) {
+      ++entry.refs;
+      return entry.shape.get();
+    }
+  }
+  std::unique_ptr<btCollisionShape> shape;
+  switch (key.kind) {
+    case ShapeKey::Kind::Sphere:
+      shape = std::make_unique<btSphereShape>(key.v[0]);
+      break;
+    case ShapeKey::Kind::Capsule:
+      shape = std::make_unique<btCapsuleShape>(key.v[0], 2.0 * key.v[1]);
+      break;
+    case ShapeKey::Kind::Box: {
+      const double minHalf = std::min({key.v[0], key.v[1], key.v[2]});
+      // Bullet keeps the outer size and rounds the corners by the margin.
+      auto box = std::make_unique<btBoxShape>(btVector3(key.v[0], key.v[1], key.v[2]));
+      box->setMargin(std::min(kBoxMargin, 0.5 * minHalf));
+      shape = std::move(box);
+      break;
+    }
+    case ShapeKey::Kind::Plane:
+      shape = std::make_unique<btStaticPlaneShape>(btVector3(key.v[0], key.v[1], key.v[2]), key.v[3]);
+      break;
+  }
+  shapes_.push_back(ShapeEntry{key, std::move(shape), 1});
+  return shapes_.back().shape.get();
+}
+
+void BulletWorld::releaseShape(btCollisionShape* shape) {
+  for (std::size_t i = 0; i < shapes_.size(); ++i) {
+    if (shapes_[i].shape.get() != shape) continue;
+    if (--shapes_[i].refs == 0) {
+      shapes_[i] = std::move(shapes_.back());
+      shapes_.pop_back();
+    }
+    return;
+  }
+  assert(false && "shape not owned by this world");
+}
+
+// --- Bodies ---------------------------------------------------------------------------------------
+
+Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
+  const ShapeDesc& s = desc.shape;
+  ShapeKey key;
+  switch (s.type) {
+    case ShapeType::Sphere:
+      if (!(finite(s.radius) && s.radius > 0.0))
+        return Error{"createBody: shape.radius must be finite and > 0 (got " + fmt(s.radius) + ")"};
+      key.kind = ShapeKey::Kind::Sphere;
+      key.v[0] = s.radius;
+      break;
+    case ShapeType::Capsule:
+      if (!(finite(s.radius) && s.radius > 0.0))
+        return Error{"createBody: shape.radius must be finite and > 0 (got " + fmt(s.radius) + ")"};
+      if (!(finite(s.halfHeight) && s.halfHeight >= 0.0))
+        return Error{"createBody: shape.halfHeight must be finite and >= 0 (got " + fmt(s.halfHeight) + ")"};
+      key.kind = ShapeKey::Kind::Capsule;
+      key.v[0] = s.radius;
+      key.v[1] = s.halfHeight;
+      break;
+    case ShapeType::Box:
+      if (!(isFinite(s.halfExtents) && s.halfExtents.x > 0.0 && s.halfExtents.y > 0.0 &&
+            s.halfExtents.z > 0.0))
+        return Error{"createBody: shape.halfExtents must be finite and > 0 (got " + fmt(s.halfExtents) + ")"};
+      key.kind = ShapeKey::Kind::Box;
+      key.v[0] = s.halfExtents.x;
+      key.v[1] = s.halfExtents.y;
+      key.v[2] = s.halfExtents.z;
+      break;
+    case ShapeType::None:
+    default:
+      return Error{"createBody: shape.type must be Sphere, Capsule or Box"};
+  }
+  const bool movable = desc.motion != MotionType::Static;
+  if (movable && !(finite(desc.mass) && desc.mass > 0.0)) {
+    return Error{"createBody: mass must be finite and > 0 for a dynamic or kinematic body (got " +
+                 fmt(desc.mass) + ")"};
+  }
+  const Vec3& I = desc.inertia;
+  const bool inertiaZero = I.x == 0.0 && I.y == 0.0 && I.z == 0.0;
+  if (!inertiaZero && !(isFinite(I) && I.x > 0.0 && I.y > 0.0 && I.z > 0.0)) {
+    return Error{"createBody: inertia must be all zero (computed from the shape) or finite and > 0 (got " +
+                 fmt(I) + ")"};
+  }
+  if (!isFinite(desc.worldFromBody)) return Error{"createBody: worldFromBody must be finite"};
+  if (glm::dot(desc.worldFromBody.rotation, desc.worldFromBody.rotation) < 1e-12)
+    return Error{"createBody: worldFromBody.rotation must be a unit quaternion (got zero)"};
+  if (!(finite(desc.friction) && desc.friction >= 0.0))
+    return Error{"createBody: friction must be finite and >= 0 (got " + fmt(desc.friction) + ")"};
+  if (!(finite(desc.restitution) && desc.restitution >= 0.0 && desc.restitution <= 1.0))
+    return Error{"createBody: restitution must be in [0, 1] (got " + fmt(desc.restitution) + ")"};
+  if (!(finite(desc.linearDamping) && desc.linearDamping >= 0.0))
+    return Error{"createBody: linearDamping must be finite and >= 0 (got " + fmt(desc.linearDamping) + ")"};
+  if (!(finite(desc.angularDamping) && desc.angularDamping >= 0.0))
+    return Error{"createBody: angularDamping must be finite and >= 0 (got " + fmt(desc.angularDamping) + ")"};
+
+  const Vec3 inertia = !movable ? Vec3{0.0} : (inertiaZero ? shapePrincipalInertia(s, desc.mass) : I);
+  return addBody(desc, key, inertia);
+}
+
+Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, const Vec3& inertia) {
+  std::uint32_t index = 0;
+  if (!freeBodies_.empty()) {
+    index = freeBodies_.back();
+    freeBodies_.pop_back();
+  } else {
+    if (bodies_.size() >= kIndexMask) return Error{"createBody: too many bodies in one world"};
+    index = static_cast<std::uint32_t>(bodies_.size());
+    bodies_.emplace_back();
+  }
+  BodySlot& slot = bodies_[index];
+  slot.shape = acquireShape(key);
+  slot.motion = desc.motion;
+  slot.mass = desc.motion == MotionType::Static ? 0.0 : desc.mass;
+  slot.inertia = toBt(inertia);
+  slot.filter = desc.filter;
+  slot.enabled = true;
+  slot.userData = desc.userData;
+  slot.joints.clear();
+  slot.movePending = false;
+
+  btRigidBody::btRigidBodyConstructionInfo ci(
+      desc.motion == MotionType::Dynamic ? slot.mass : 0.0, nullptr, slot.shape,
+      desc.motion == MotionType::Dynamic ? slot.inertia : btVector3(0, 0, 0));
+  ci.m_startWorldTransform = toBt(desc.worldFromBody);
+  ci.m_friction = desc.friction;
+  ci.m_restitution = desc.restitution;
+  ci.m_linearDamping = toBulletDamping(desc.linearDamping);
+  ci.m_angularDamping = toBulletDamping(desc.angularDamping);
+  ci.m_linearSleepingThreshold = settings_.sleepLinearSpeed;
+  ci.m_angularSleepingThreshold = settings_.sleepAngularSpeed;
+  slot.body = std::make_unique<btRigidBody>(ci);
+  btRigidBody& body = *slot.body;
+  body.setUserIndex(static_cast<int>(index));
+  body.setGravity(toBt(settings_.gravity));  // also for bodies that start kinematic
+  if (desc.motion == MotionType::Static) {
+    body.setCollisionFlags(body.getCollisionFlags() | btCollisionObject::CF_STATIC_OBJECT);
+  } else {
+    applyMotionType(slot, desc.motion);
+  }
+  if (desc.motion != MotionType::Static && desc.enableContinuousCollision) {
+    double radius = 0.0;
+    switch (key.kind) {
+      case ShapeKey::Kind::Sphere:
+      case ShapeKey::Kind::Capsule:
+        radius = key.v[0];
+        break;
+      case ShapeKey::Kind::Box:
+        radius = std::min({key.v[0], key.v[1], key.v[2]});
+        break;
+      case ShapeKey::Kind::Plane:
+        break;
+    }
+    // Sweep when a substep moves the body by more than half its thinnest radius; the swept
+    // sphere fits inside the shape so it never reports hits the shape would not have.
+    body.setCcdMotionThreshold(0.5 * radius);
+    body.setCcdSweptSphereRadius(0.8 * radius);
+  }
+  addToWorld(slot);
+  ++liveBodies_;
+  return handleOf(index);
+}
+
+void BulletWorld::applyMotionType(BodySlot& slot, MotionType motion) {
+  btRigidBody& body = *slot.body;
+  if (motion == MotionType::Kinematic) {
+    // Zero inverse mass and inertia: a kinematic body with mass makes joints explode (bullet3 #334).
+    body.setMassProps(0.0, btVector3(0.0, 0.0, 0.0));  // also sets CF_STATIC_OBJECT: clear it below
+    body.setCollisionFlags((body.getCollisionFlags() & ~btCollisionObject::CF_STATIC_OBJECT) |
+                           btCollisionObject::CF_KINEMATIC_OBJECT);
+    body.updateInertiaTensor();
+    body.forceActivationState(DISABLE_DEACTIVATION);
+  } else {
+    body.setCollisionFlags(body.getCollisionFlags() &
+                           ~(btCollisionObject::CF_STATIC_OBJECT | btCollisionObject::CF_KINEMATIC_OBJECT));
+    body.setMassProps(slot.mass, slot.inertia);
+    body.setGravity(toBt(settings_.gravity));
+    body.updateInertiaTensor();
+    body.forceActivationState(ACTIVE_TAG);
+    body.activate(true);
+    slot.movePending = false;
+  }
+  slot.motion = motion;
+}
+
+void BulletWorld::addToWorld(BodySlot& slot) {
+  world_->addRigidBody(slot.body.get(), toGroup(slot.filter.layer), toGroup(slot.filter.mask));
+}
+
+void BulletWorld::removeFromWorld(BodySlot& slot) { world_->removeRigidBody(slot.body.get()); }
+
+BodyId BulletWorld::addGroundPlane(const Vec3& normal, double offset, double friction) {
+  const double len = glm::length(normal);
+  if (!(isFinite(normal) && len > 1e-12 && finite(offset) && finite(friction) && friction >= 0.0)) {
+    assert(false && "addGroundPlane: invalid normal, offset or friction");
+    return BodyId{};
+  }
+  const Vec3 n = normal / len;
+  ShapeKey key;
+  key.kind = ShapeKey::Kind::Plane;
+  key.v[0] = n.x;
+  key.v[1] = n.y;
+  key.v[2] = n.z;
+  key.v[3] = offset;
+  BodyDesc desc;
+  desc.motion = MotionType::Static;
+  desc.mass = 0.0;
+  desc.filter = CollisionFilter{layers::kStatic, layers::kAll};
+  desc.friction = friction;
+  desc.enableContinuousCollision = false;
+  Result<BodyId> id = addBody(desc, key, Vec3{0.0});
+  return id ? *id : BodyId{};
+}
+
+BodyId BulletWorld::addStaticBox(const Transform& worldFromBox, const Vec3& halfExtents, double friction) {
+  BodyDesc desc;
+  desc.shape.type = ShapeType::Box;
+  desc.shape.halfExtents = halfExtents;
+  desc.motion = MotionType::Static;
+  desc.worldFromBody = worldFromBox;
+  desc.filter = CollisionFilter{layers::kStatic, layers::kAll};
+  desc.friction = friction;
+  desc.enableContinuousCollision = false;
+  Result<BodyId> id = createBody(desc);
+  assert(id.ok() && "addStaticBox: invalid transform, half extents or friction");
+  return id ? *id : BodyId{};
+}
+
+void BulletWorld::destroyBody(BodyId id) {
+  BodySlot* slot = slotOf(id);
+  assert(slot != nullptr && "destroyBody: invalid or dead BodyId");
+  if (slot == nullptr) return;
+  // Joints attached to the body go with it (a constraint must not outlive its bodies).
+  while (!slot->joints.empty()) destroyJointAt(slot->joints.back());
+  wakeTouching(*slot);
+  if (slot->enabled) removeFromWorld(*slot);
+  slot->body.reset();
+  releaseShape(slot->shape);
+  slot->shape = nullptr;
+  slot->movePending = false;
+  slot->generation = (slot->generation + 1u) & kGenerationMask;
+  const std::uint32_t index = id.value & kIndexMask;
+  freeBodies_.push_back(index);
+  --liveBodies_;
+}
+
+// --- Joints ---------------------------------------------------------------------------------------
+
+Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
+  BodySlot* a = slotOf(desc.bodyA);
+  BodySlot* b = slotOf(desc.bodyB);
+  if (a == nullptr) return Error{"createJoint: bodyA is not a live body of this world"};
+  if (b == nullptr) return Error{"createJoint: bodyB is not a live body of this world"};
+  if (a == b) return Error{"createJoint: bodyA and bodyB are the same body"};
+  if (!isFinite(desc.bodyAFromJoint)) return Error{"createJoint: bodyAFromJoint must be finite"};
+  if (!isFinite(desc.bodyBFromJoint)) return Error{"createJoint: bodyBFromJoint must be finite"};
+  if (glm::dot(desc.bodyAFromJoint.rotation, desc.bodyAFromJoint.rotation) < 1e-12)
+    return Error{"createJoint: bodyAFromJoint.rotation must be a unit quaternion (got zero)"};
+  if (glm::dot(desc.bodyBFromJoint.rotation, desc.bodyBFromJoint.rotation) < 1e-12)
+    return Error{"createJoint: bodyBFromJoint.rotation must be a unit quaternion (got zero)"};
+  static const char* const kAxis[3] = {"x", "y", "z"};
+  Vec3 lower = desc.angularLower;
+  Vec3 upper = desc.angularUpper;
+  for (int i = 0; i < 3; ++i) {
+    if (!finite(lower[i]))
+      return Error{std::string("createJoint: angularLower.") + kAxis[i] +
+                   " must be finite (lower > upper frees it)"};
+    if (!finite(upper[i]))
+      return Error{std::string("createJoint: angularUpper.") + kAxis[i] +
+                   " must be finite (lower > upper frees it)"};
+    if (lower[i] > upper[i]) {
+      // Free. Canonical values: Bullet wraps limits into [-pi, pi], which could turn a free pair
+      // such as (3.5, 3.0) into a limited one.
+      lower[i] = 1.0;
+      upper[i] = -1.0;
+      continue;
+    }
+    const double bound = i == 1 ? 0.5 * kPi : kPi;
+    if (lower[i] < -bound || upper[i] > bound) {
+      return Error{std::string("createJoint: angular limits about ") + kAxis[i] + " must lie in [" +
+                   fmt(-bound) + ", " + fmt(bound) + "] (got [" + fmt(lower[i]) + ", " + fmt(upper[i]) +
+                   "])" + (i == 1 ? ": the middle Euler axis is singular at +-pi/2" : "")};
+    }
+  }
+
+  std::uint32_t index = 0;
+  if (!freeJoints_.empty()) {
+    index = freeJoints_.back();
+    freeJoints_.pop_back();
+  } else {
+    if (joints_.size() >= kIndexMask) return Error{"createJoint: too many joints in one world"};
+    index = static_cast<std::uint32_t>(joints_.size());
+    joints_.emplace_back();
+  }
+  JointSlot& joint = joints_[index];
+  joint.bodyA = desc.bodyA.value & kIndexMask;
+  joint.bodyB = desc.bodyB.value & kIndexMask;
+  joint.aFromJoint = desc.bodyAFromJoint;
+  joint.bFromJoint = desc.bodyBFromJoint;
+  joint.collideConnected = desc.collideConnected;
+  joint.inWorld = false;
+  joint.motor = JointMotorSettings{};
+  joint.motorTargetAngles = Vec3{0.0};
+
+  // Bullet's A is our B (see the top of this file): the constraint's angles are jointAngles(qRel).
+  joint.constraint = std::make_unique<btGeneric6DofSpring2Constraint>(
+      *b->body, *a->body, toBt(desc.bodyBFromJoint), toBt(desc.bodyAFromJoint), RO_XYZ);
+  btGeneric6DofSpring2Constraint& c = *joint.constraint;
+  c.setUserConstraintId(static_cast<int>(index));
+  c.setLinearLowerLimit(btVector3(0.0, 0.0, 0.0));
+  c.setLinearUpperLimit(btVector3(0.0, 0.0, 0.0));
+  applyLimits(joint, lower, upper);
+  for (int axis = 0; axis < 3; ++axis) {
+    c.setParam(BT_CONSTRAINT_STOP_ERP, kLinearStopErp, axis);
+    c.setParam(BT_CONSTRAINT_STOP_CFM, 0.0, axis);
+    c.setParam(BT_CONSTRAINT_STOP_CFM, 0.0, axis + 3);
+    c.setParam(BT_CONSTRAINT_ERP, 1.0, axis + 3);  // motor ERP: see updateMotor()
+  }
+  c.setOverrideNumSolverIterations(kJointIterationFactor * settings_.solverIterations);
+
+  if (!desc.collideConnected) {
+    // Collision exclusion is kept on the bodies independently of the constraint's presence in the
+    // world (setEnabled removes and re-adds constraints). Drop an existing pair so no stale
+    // manifold between the two bodies is solved.
+    a->body->addConstraintRef(&c);
+    b->body->addConstraintRef(&c);
+    btBroadphaseProxy* pa = a->body->getBroadphaseHandle();
+    btBroadphaseProxy* pb = b->body->getBroadphaseHandle();
+    if (pa != nullptr && pb != nullptr) {
+      world_->getPairCache()->removeOverlappingPair(pa, pb, dispatcher_.get());
+    }
+  }
+  a->joints.push_back(index);
+  b->joints.push_back(index);
+  ++liveJoints_;
+  updateJointMembership(joint);
+  a->body->activate();
+  b->body->activate();
+  return JointId{(joint.generation << kIndexBits) | index};
+}
+
+void BulletWorld::updateJointMembership(JointSlot& joint) {
+  const bool want = bodies_[joint.bodyA].enabled && bodies_[joint.bodyB].enabled;
+  if (want == joint.inWorld) return;
+  if (want) {
+    world_->addConstraint(joint.constraint.get(), false);  // collision exclusion handled by us
+  } else {
+    world_->removeConstraint(joint.constraint.get());
+  }
+  joint.inWorld = want;
+}
+
+void BulletWorld::destroyJointAt(std::uint32_t index) {
+  JointSlot& joint = joints_[index];
+  btGeneric6DofSpring2Constraint* c = joint.constraint.get();
+  if (joint.inWorld) world_->removeConstraint(c);
+  joint.inWorld = false;
+  BodySlot& a = bodies_[joint.bodyA];
+  BodySlot& b = bodies_[joint.bodyB];
+  if (!joint.collideConnected) {
+    a.body->removeConstraintRef(c);
+    b.body->removeConstraintRef(c);
+  }
+  for (BodySlot* s : {&a, &b}) {
+    auto it = std::find(s->joints.begin(), s->joints.end(), index);
+    if (it != s->joints.end()) s->joints.erase(it);
+  }
+  joint.constraint.reset();
+  joint.generation = (joint.generation + 1u) & kGenerationMask;
+  freeJoints_.push_back(index);
+  --liveJoints_;
+  a.body->activate();
+  b.body->activate();
+}
+
+void BulletWorld::destroyJoint(JointId id) {
+  JointSlot* joint = slotOf(id);
+  assert(joint != nullptr && "destroyJoint: invalid or dead JointId");
+  if (joint == nullptr) return;
+  destroyJointAt(id.value & kIndexMask);
+}
+
+void BulletWorld::wakeJointed(const BodySlot& slot) {
+  for (std::uint32_t j : slot.joints) {
+    const JointSlot& joint = joints_[j];
+    bodies_[joint.bodyA].body->activate();
+    bodies_[joint.bodyB].body->activate();
+  }
+}
+
+/// Wakes the bodies in contact with `slot` (Bullet does not when a support disappears or moves).
+void BulletWorld::wakeTouching(const BodySlot& slot) {
+  if (!slot.enabled) return;
+  const btCollisionObject* self = slot.body.get();
+  const int numManifolds = dispatcher_->getNumManifolds();
+  for (int m = 0; m < numManifolds; ++m) {
+    btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(m);
+    const btCollisionObject* o0 = manifold->getBody0();
+    const btCollisionObject* o1 = manifold->getBody1();
+    if (o0 == self) o1->activate();
+    if (o1 == self) o0->activate();
+  }
+}
+
+// --- Per-step state -------------------------------------------------------------------------------
+
+void BulletWorld::setMotionType(BodyId id, MotionType motion) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  // Static bodies have no dynamic mass, and Bullet keeps static bodies out of its list of moving
+  // bodies: only kinematic <-> dynamic switches are supported.
+  assert(slot->motion != MotionType::Static && motion != MotionType::Static &&
+         "setMotionType switches between kinematic and dynamic only");
+  if (slot->motion == MotionType::Static || motion == MotionType::Static) return;
+  if (slot->motion == motion) return;
+  // Velocities are kept: btRigidBody::setMassProps does not touch them.
+  applyMotionType(*slot, motion);
+  wakeJointed(*slot);
+}
+
+MotionType BulletWorld::motionType(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, MotionType::Static);
+  return slot->motion;
+}
+
+void BulletWorld::moveKinematic(BodyId id, const Transform& worldFromBody, double dt) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  assert(slot->motion == MotionType::Kinematic && "moveKinematic on a body that is not kinematic");
+  assert(isFinite(worldFromBody) && dt > 0.0 && "moveKinematic: non-finite target or dt <= 0");
+  if (slot->motion != MotionType::Kinematic || !isFinite(worldFromBody) || !(dt > 0.0)) return;
+  btRigidBody& body = *slot->body;
+  const Transform start = fromBt(body.getWorldTransform());
+  Transform target = worldFromBody;
+  target.rotation = alignHemisphere(normalizeOrIdentity(target.rotation), start.rotation);
+  slot->moveStart = start;
+  slot->moveTarget = target;
+  slot->moveRotation = toRotationVector(target.rotation * glm::conjugate(start.rotation));
+  slot->moveLinearVelocity = (target.translation - start.translation) / dt;
+  slot->moveAngularVelocity = handoff::angularVelocity(start.rotation, target.rotation, dt).omega;
+  // Called from a substep listener during step(): the move covers the remaining substeps.
+  slot->moveFirstSubstep = stepping_ ? substepIndex_ : 0;
+  slot->movePending = true;
+  body.setLinearVelocity(toBt(slot->moveLinearVelocity));
+  body.setAngularVelocity(toBt(slot->moveAngularVelocity));
+  // A sleeping island jointed to a kinematic body is not woken by Bullet when the body moves.
+  wakeJointed(*slot);
+}
+
+void BulletWorld::setTransform(BodyId id, const Transform& worldFromBody) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  assert(isFinite(worldFromBody) && "setTransform: non-finite transform");
+  if (!isFinite(worldFromBody)) return;
+  btRigidBody& body = *slot->body;
+  wakeTouching(*slot);
+  const btTransform xf = toBt(worldFromBody);
+  body.setCenterOfMassTransform(xf);  // also updates the world inertia tensor
+  body.setInterpolationWorldTransform(xf);
+  slot->movePending = false;
+  if (slot->enabled) world_->updateSingleAabb(&body);
+  if (slot->motion == MotionType::Dynamic) body.activate(true);
+  wakeJointed(*slot);
+}
+
+Transform BulletWorld::transform(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, Transform{});
+  return fromBt(slot->body->getWorldTransform());
+}
+
+void BulletWorld::setLinearVelocity(BodyId id, const Vec3& velocity) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->motion == MotionType::Static || !isFinite(velocity)) return;
+  slot->body->setLinearVelocity(toBt(velocity));
+  if (slot->motion == MotionType::Dynamic) slot->body->activate(true);
+}
+
+void BulletWorld::setAngularVelocity(BodyId id, const Vec3& omega) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->motion == MotionType::Static || !isFinite(omega)) return;
+  slot->body->setAngularVelocity(toBt(omega));
+  if (slot->motion == MotionType::Dynamic) slot->body->activate(true);
+}
+
+Vec3 BulletWorld::linearVelocity(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, Vec3{0.0});
+  return fromBt(slot->body->getLinearVelocity());
+}
+
+Vec3 BulletWorld::angularVelocity(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, Vec3{0.0});
+  return fromBt(slot->body->getAngularVelocity());
+}
+
+double BulletWorld::mass(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, 0.0);
+  return slot->mass;
+}
+
+glm::dmat3 BulletWorld::worldInertia(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, glm::dmat3{0.0});
+  const glm::dmat3 r = glm::mat3_cast(fromBt(slot->body->getWorldTransform().getRotation()));
+  glm::dmat3 d{0.0};
+  d[0][0] = slot->inertia.x();
+  d[1][1] = slot->inertia.y();
+  d[2][2] = slot->inertia.z();
+  return r * d * glm::transpose(r);
+}
+
+void BulletWorld::applyLinearImpulse(BodyId id, const Vec3& impulse, const Vec3& worldPoint) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->motion != MotionType::Dynamic || !isFinite(impulse) || !isFinite(worldPoint)) return;
+  btRigidBody& body = *slot->body;
+  body.activate(true);
+  body.applyImpulse(toBt(impulse), toBt(worldPoint) - body.getCenterOfMassPosition());
+}
+
+void BulletWorld::applyAngularImpulse(BodyId id, const Vec3& angularImpulse) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->motion != MotionType::Dynamic || !isFinite(angularImpulse)) return;
+  slot->body->activate(true);
+  slot->body->applyTorqueImpulse(toBt(angularImpulse));
+}
+
+void BulletWorld::setCollisionFilter(BodyId id, const CollisionFilter& filter) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->filter == filter) return;
+  slot->filter = filter;
+  if (!slot->enabled) return;  // applied when enabled again
+  // The broadphase only pairs proxies when they move, so editing the proxy's group/mask in place
+  // would miss pairs between resting bodies that the new filter allows. Re-inserting the body
+  // removes its pairs (and their manifolds) and pairs it afresh under the new filter.
+  wakeTouching(*slot);
+  removeFromWorld(*slot);
+  addToWorld(*slot);
+  if (slot->motion == MotionType::Dynamic) slot->body->activate(true);
+}
+
+CollisionFilter BulletWorld::collisionFilter(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, CollisionFilter{});
+  return slot->filter;
+}
+
+void BulletWorld::setEnabled(BodyId id, bool enabled) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->enabled == enabled) return;
+  if (!enabled) wakeTouching(*slot);  // while its manifolds still exist
+  slot->enabled = enabled;
+  if (enabled) {
+    addToWorld(*slot);
+    if (slot->motion == MotionType::Dynamic) slot->body->activate(true);
+  } else {
+    slot->movePending = false;
+  }
+  // A joint takes part in the simulation while both of its bodies do.
+  for (std::uint32_t j : slot->joints) updateJointMembership(joints_[j]);
+  if (!enabled) removeFromWorld(*slot);
+  wakeJointed(*slot);
+}
+
+bool BulletWorld::isEnabled(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, false);
+  return slot->enabled;
+}
+
+bool BulletWorld::isSleeping(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, false);
+  return slot->motion == MotionType::Dynamic && slot->body->getActivationState() == ISLAND_SLEEPING;
+}
+
+void BulletWorld::wake(BodyId id) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->motion == MotionType::Dynamic) slot->body->activate(true);
+}
+
+void BulletWorld::resetWarmStart(JointId id) {
+  HANDOFF_JOINT_OR_RETURN(joint, id);
+  joint->constraint->internalSetAppliedImpulse(0.0);
+  const btCollisionObject* a = bodies_[joint->bodyA].body.get();
+  const btCollisionObject* b = bodies_[joint->bodyB].body.get();
+  const int numManifolds = dispatcher_->getNumManifolds();
+  for (int m = 0; m < numManifolds; ++m) {
+    btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(m);
+    const btCollisionObject* o0 = manifold->getBody0();
+    const btCollisionObject* o1 = manifold->getBody1();
+    if (o0 != a && o0 != b && o1 != a && o1 != b) continue;
+    for (int p = 0; p < manifold->getNumContacts(); ++p) {
+      btManifoldPoint& point = manifold->getContactPoint(p);
+      point.m_appliedImpulse = 0.0;
+      point.m_appliedImpulseLateral1 = 0.0;
+      point.m_appliedImpulseLateral2 = 0.0;
+      point.m_prevRHS = 0.0;
+    }
+  }
+}
+
+void BulletWorld::setJointMotor(JointId id, const JointMotorSettings& motor) {
+  HANDOFF_JOINT_OR_RETURN(joint, id);
+  JointMotorSettings m = motor;
+  for (int i = 0; i < 3; ++i) {
+    if (!(finite(m.stiffness[i]) && m.stiffness[i] >= 0.0)) m.stiffness[i] = 0.0;
+    if (!(finite(m.damping[i]) && m.damping[i] >= 0.0)) m.damping[i] = 0.0;
+  }
+  if (!(m.maxTorque > 0.0)) m.enabled = false;  // also NaN
+  if (!isFinite(m.target)) m.target = Quat{1.0, 0.0, 0.0, 0.0};
+  m.target = normalizeOrIdentity(m.target);
+  joint->motor = m;
+  applyLimits(*joint, joint->lower, joint->upper);  // clamps the motor's target
+  btGeneric6DofSpring2Constraint& c = *joint->constraint;
+  for (int i = 0; i < 3; ++i) {
+    c.enableSpring(3 + i, false);
+    c.setServo(3 + i, false);
+    if (!m.enabled) c.enableMotor(3 + i, false);
+  }
+  bodies_[joint->bodyA].body->activate();
+  bodies_[joint->bodyB].body->activate();
+}
+
+void BulletWorld::updateMotor(JointSlot& joint, double h) {
+  btGeneric6DofSpring2Constraint& c = *joint.constraint;
+  const JointMotorSettings& m = joint.motor;
+  c.calculateTransforms();
+  const btRigidBody& ra = c.getRigidBodyA();
+  const btRigidBody& rb = c.getRigidBodyB();
+  for (int i = 0; i < 3; ++i) {
+    const bool locked = joint.lower[i] == joint.upper[i];
+    const double kp = m.stiffness[i];
+    const double kd = m.damping[i];
+    const double denom = h * kp + kd;
+    if (locked || !(denom > 0.0)) {
+      c.enableMotor(3 + i, false);
+      continue;
+    }
+    const bool open = joint.lower[i] > joint.upper[i];
+    double error = joint.motorTargetAngles[i] - c.getAngle(i);
+    if (open && i != 1) error = wrapAngle(error);
+    const btVector3 axis = c.getAxis(i);
+    // J M^-1 J^T of the angular row (zero for a static or kinematic body).
+    const double jmj =
+        axis.dot(ra.getInvInertiaTensorWorld() * axis) + axis.dot(rb.getInvInertiaTensorWorld() * axis);
+    if (!(jmj > 1e-12)) {
+      c.enableMotor(3 + i, false);
+      continue;
+    }
+    // The implicit PD as a soft constraint on the row's rate w (= d angle / dt):
+    //   lambda = h (Kp (e - h w') - Kd w')  <=>  w' = v_t - gamma_i lambda,
+    //   v_t = Kp e / (h Kp + Kd),  gamma_i = 1 / (h (h Kp + Kd))   [an impulse compliance].
+    // Bullet's row converges to lambda = (v_t - w') / (jmj (1 + cfm)), so cfm = gamma_i / jmj.
+    // Bullet's Gauss-Seidel update omits cfm from the row's diagonal (it is SOR with factor
+    // 1 + cfm), which diverges for cfm >= 1, i.e. for soft drives. Those keep cfm at
+    // kMaxMotorCfm and move the target so the isolated pair still gets the exact implicit
+    // impulse: w_t' = w0 + (v_t - w0) (1 + cfm) / (1 + gamma).
+    const double gamma = 1.0 / (h * denom * jmj);
+    const double cfm = std::min(gamma, kMaxMotorCfm);
+    double target = kp * error / denom;
+    if (gamma > cfm) {
+      const double w0 = ra.getAngularVelocity().dot(axis) - rb.getAngularVelocity().dot(axis);
+      target = w0 + (target - w0) * (1.0 + cfm) / (1.0 + gamma);
+    }
+    c.setTargetVelocity(3 + i, target);
+    c.setParam(BT_CONSTRAINT_CFM, cfm, 3 + i);
+    // Bullet 3.24 scales the motor bound by the substep (a force, not an impulse): checked by
+    // Motor.TorqueLimitIsHonoured.
+    c.setMaxMotorForce(3 + i, std::isinf(m.maxTorque) ? SIMD_INFINITY : m.maxTorque);
+    c.enableMotor(3 + i, true);
+  }
+}
+
+void BulletWorld::setJointFrames(JointId id, const Transform& bodyAFromJoint,
+                                 const Transform& bodyBFromJoint) {
+  HANDOFF_JOINT_OR_RETURN(joint, id);
+  const bool valid = isFinite(bodyAFromJoint) && isFinite(bodyBFromJoint) &&
+                     glm::dot(bodyAFromJoint.rotation, bodyAFromJoint.rotation) > 1e-12 &&
+                     glm::dot(bodyBFromJoint.rotation, bodyBFromJoint.rotation) > 1e-12;
+  assert(valid && "setJointFrames: non-finite or zero-rotation frame");
+  if (!valid) return;
+  joint->aFromJoint = bodyAFromJoint;
+  joint->bFromJoint = bodyBFromJoint;
+  joint->constraint->setFrames(toBt(bodyBFromJoint), toBt(bodyAFromJoint));  // Bullet's A is our B
+  bodies_[joint->bodyA].body->activate();
+  bodies_[joint->bodyB].body->activate();
+}
+
+void BulletWorld::setPairCollision(BodyId idA, BodyId idB, bool enabled) {
+  BodySlot* a = slotOf(idA);
+  BodySlot* b = slotOf(idB);
+  assert(a != nullptr && b != nullptr && "setPairCollision: not a live body");
+  if (a == nullptr || b == nullptr || a == b) return;
+  // Bullet keeps a per-object ignore list checked in the dispatcher's needsCollision; joints
+  // that exclude their bodies use the same list (addConstraintRef). Only pairs that still collide
+  // are added, and callers only switch back on pairs they switched off.
+  if (!enabled) {
+    if (a->body->checkCollideWith(b->body.get())) {
+      a->body->setIgnoreCollisionCheck(b->body.get(), true);
+      b->body->setIgnoreCollisionCheck(a->body.get(), true);
+    }
+    btBroadphaseProxy* pa = a->body->getBroadphaseHandle();
+    btBroadphaseProxy* pb = b->body->getBroadphaseHandle();
+    if (pa != nullptr && pb != nullptr)
+      world_->getPairCache()->removeOverlappingPair(pa, pb, dispatcher_.get());
+  } else {
+    // A joint between them that excludes collision keeps doing so.
+    for (std::uint32_t j : a->joints) {
+      const JointSlot& joint = joints_[j];
+      const BodySlot* other = &bodies_[joint.bodyA] == a ? &bodies_[joint.bodyB] : &bodies_[joint.bodyA];
+      if (other == b && !joint.collideConnected) return;
+    }
+    a->body->setIgnoreCollisionCheck(b->body.get(), false);
+    b->body->setIgnoreCollisionCheck(a->body.get(), false);
+    // The broadphase pairs proxies only when one moves: re-pair resting bodies that overlap now.
+    btBroadphaseProxy* pa = a->body->getBroadphaseHandle();
+    btBroadphaseProxy* pb = b->body->getBroadphaseHandle();
+    if (pa != nullptr && pb != nullptr &&
+        TestAabbAgainstAabb2(pa->m_aabbMin, pa->m_aabbMax, pb->m_aabbMin, pb->m_aabbMax) &&
+        world_->getPairCache()->findPair(pa, pb) == nullptr) {
+      world_->getPairCache()->addOverlappingPair(pa, pb);
+    }
+    a->body->activate();
+    b->body->activate();
+  }
+}
+
+void BulletWorld::setJointLimits(JointId id, const Vec3& angularLower, const Vec3& angularUpper) {
+  HANDOFF_JOINT_OR_RETURN(joint, id);
+  const bool valid = isFinite(angularLower) && isFinite(angularUpper);
+  assert(valid && "setJointLimits: non-finite limit");
+  if (!valid) return;
+  Vec3 lower = angularLower;
+  Vec3 upper = angularUpper;
+  for (int i = 0; i < 3; ++i) {
+    if (lower[i] > upper[i]) {
+      lower[i] = 1.0;  // free, canonical (see createJoint)
+      upper[i] = -1.0;
+      continue;
+    }
+    const double bound = i == 1 ? 0.5 * kPi : kPi;
+    lower[i] = std::clamp(lower[i], -bound, bound);
+    upper[i] = std::clamp(upper[i], -bound, bound);
+  }
+  applyLimits(*joint, lower, upper);
+  bodies_[joint->bodyA].body->activate();
+  bodies_[joint->bodyB].body->activate();
+}
+
+void BulletWorld::applyLimits(JointSlot& joint, const Vec3& lower, const Vec3& upper) {
+  joint.lower = lower;
+  joint.upper = upper;
+  joint.constraint->setAngularLowerLimit(toBt(lower));
+  joint.constraint->setAngularUpperLimit(toBt(upper));
+  // Open axes clamp the motor's target to the limits; locked axes take none (no motor row).
+  Vec3 target = jointAngles(joint.motor.target);
+  for (int i = 0; i < 3; ++i) {
+    if (lower[i] <= upper[i]) target[i] = std::clamp(target[i], lower[i], upper[i]);
+  }
+  joint.motorTargetAngles = target;
+}
+
+Quat BulletWorld::jointRelativeRotation(JointId id) const {
+  HANDOFF_JOINT_OR_RETURN(joint, id, Quat{1.0, 0.0, 0.0, 0.0});
+  const Quat qa =
+      fromBt(bodies_[joint->bodyA].body->getWorldTransform().getRotation()) * joint->aFromJoint.rotation;
+  const Quat qb =
+      fromBt(bodies_[joint->bodyB].body->getWorldTransform().getRotation()) * joint->bFromJoint.rotation;
+  return normalizeOrIdentity(glm::conjugate(qa) * qb);
+}
+
+double BulletWorld::jointAnchorSeparation(JointId id) const {
+  HANDOFF_JOINT_OR_RETURN(joint, id, 0.0);
+  const Transform wa = fromBt(bodies_[joint->bodyA].body->getWorldTransform());
+  const Transform wb = fromBt(bodies_[joint->bodyB].body->getWorldTransform());
+  return glm::length(wa.transformPoint(joint->aFromJoint.translation) -
+                     wb.transformPoint(joint->bFromJoint.translation));
+}
+
+// --- Stepping -------------------------------------------------------------------------------------
+
+void BulletWorld::preTickCallback(btDynamicsWorld* world, btScalar timeStep) {
+  static_cast<BulletWorld*>(world->getWorldUserInfo())->preTick(timeStep);
+}
+
+void BulletWorld::postTickCallback(btDynamicsWorld* world, btScalar timeStep) {
+  static_cast<BulletWorld*>(world->getWorldUserInfo())->postTick(timeStep);
+}
+
+void BulletWorld::preTick(double h) {
+  dispatcher_->refresh(h);
+  // Kinematic moves: Bullet's saveKinematicState() (at the start of every stepSimulation call)
+  // zeroed the velocity of kinematic bodies (our interpolation transform equals the world
+  // transform); give moving ones their move's velocity again so contacts and joints see it. Their
+  // pose advances in postTick().
+  for (BodySlot& slot : bodies_) {
+    if (!slot.movePending || !slot.body) continue;
+    btRigidBody& body = *slot.body;
+    body.setLinearVelocity(toBt(slot.moveLinearVelocity));
+    body.setAngularVelocity(toBt(slot.moveAngularVelocity));
+    body.setInterpolationLinearVelocity(toBt(slot.moveLinearVelocity));
+    body.setInterpolationAngularVelocity(toBt(slot.moveAngularVelocity));
+  }
+  if (listener_ != nullptr) listener_->onSubstep(h);
+  for (JointSlot& joint : joints_) {
+    if (joint.constraint && joint.inWorld && joint.motor.enabled) updateMotor(joint, h);
+  }
+}
+
+void BulletWorld::projectJointAnchors() {
+  // Non-linear Gauss-Seidel on the anchor (point) constraints, after Bullet integrated the
+  // substep: the velocity solve keeps anchors' relative velocity at zero, but integrating fast
+  // rotations (omega * h large, e.g. thin limbs hitting the ground) moves anchors apart along the
+  // arc by about omega^2 r h^2 / 2 per substep, which Baumgarte only removes over later substeps.
+  // Each pass moves the two bodies along the point constraint's effective mass
+  // K = (1/mA + 1/mB) I - [rA]x IA^-1 [rA]x - [rB]x IB^-1 [rB]x so the anchors coincide (as Jolt's
+  // position iterations do). Velocities are untouched.
+  for (int pass = 0; pass < kJointPositionIterations; ++pass) {
+    for (JointSlot& joint : joints_) {
+      if (!joint.constraint || !joint.inWorld) continue;
+      btRigidBody& a = *bodies_[joint.bodyA].body;
+      btRigidBody& b = *bodies_[joint.bodyB].body;
+      const double invMassA = a.getInvMass();
+      const double invMassB = b.getInvMass();
+      if (invMassA == 0.0 && invMassB == 0.0) continue;
+      if (!a.isActive() && !b.isActive()) continue;
+      const btTransform& ta = a.getCenterOfMassTransform();
+      const btTransform& tb = b.getCenterOfMassTransform();
+      const btVector3 pa = ta * toBt(joint.aFromJoint.translation);
+      const btVector3 pb = tb * toBt(joint.bFromJoint.translation);
+      const btVector3 gap = pb - pa;
+      const double gapLength = gap.length();
+      if (!(gapLength > kProjectionTolerance)) continue;
+      // Only the excess over the tolerance: small drift stays with the velocity solver, whose
+      // Baumgarte term is gentler on energy than moving bodies without changing their velocity.
+      const btVector3 error = gap * ((gapLength - kProjectionTolerance) / gapLength);
+      const btVector3 ra = pa - ta.getOrigin();
+      const btVector3 rb = pb - tb.getOrigin();
+      const btMatrix3x3 skewA(0.0, -ra.z(), ra.y(), ra.z(), 0.0, -ra.x(), -ra.y(), ra.x(), 0.0);
+      const btMatrix3x3 skewB(0.0, -rb.z(), rb.y(), rb.z(), 0.0, -rb.x(), -rb.y(), rb.x(), 0.0);
+      btMatrix3x3 k =
+          skewA * a.getInvInertiaTensorWorld() * skewA + skewB * b.getInvInertiaTensorWorld() * skewB;
+      k = btMatrix3x3(invMassA + invMassB, 0.0, 0.0, 0.0, invMassA + invMassB, 0.0, 0.0, 0.0,
+                      invMassA + invMassB) -
+          k;
+      if (!(std::abs(k.determinant()) > 1e-18)) continue;
+      const btVector3 p = k.inverse() * error;  // a "positional impulse": +p on A, -p on B
+      const auto move = [](btRigidBody& body, const btVector3& impulse, const btVector3& r, double invMass) {
+        if (invMass == 0.0) return;
+        btTransform t = body.getCenterOfMassTransform();
+        t.setOrigin(t.getOrigin() + impulse * invMass);
+        const btVector3 theta = body.getInvInertiaTensorWorld() * r.cross(impulse);
+        const double angle = theta.length();
+        if (angle > 0.0) {
+          btQuaternion q = btQuaternion(theta / angle, angle) * t.getRotation();
+          q.normalize();
+          t.setRotation(q);
+        }
+        body.setCenterOfMassTransform(t);  // keeps velocities, updates the world inertia
+      };
+      move(a, p, ra, invMassA);
+      move(b, -p, rb, invMassB);
+    }
+  }
+}
+
+void BulletWorld::advanceKinematicMoves() {
+  // At the end of substep k a moving kinematic body is at the fraction (k + 1 - k0) / (n - k0) of
+  // its move (k0: the substep the move was requested in), where the bodies integrated with its
+  // velocity expect it.
+  const int k = substepIndex_;
+  for (BodySlot& slot : bodies_) {
+    if (!slot.movePending || !slot.body) continue;
+    const int k0 = slot.moveFirstSubstep;
+    const int remaining = substepCount_ - k0;
+    const btTransform xf =
+        k + 1 >= substepCount_
+            ? toBt(slot.moveTarget)
+            : toBt(Transform{
+                  fromRotationVector(slot.moveRotation * (static_cast<double>(k + 1 - k0) / remaining)) *
+                      slot.moveStart.rotation,
+                  slot.moveStart.translation + (slot.moveTarget.translation - slot.moveStart.translation) *
+                                                   (static_cast<double>(k + 1 - k0) / remaining)});
+    slot.body->setWorldTransform(xf);
+    slot.body->setInterpolationWorldTransform(xf);
+  }
+}
+
+void BulletWorld::postTick(double h) {
+  advanceKinematicMoves();
+  projectJointAnchors();
+  // Per-world sleep time (see the top of this file): while a body stays under the sleep speeds,
+  // Bullet adds h to its timer and puts it to sleep once the timer exceeds gDeactivationTime.
+  // Rescale the increment so that happens after settings_.sleepTime.
+  const double global = gDeactivationTime;
+  if (global > 0.0) {
+    const double extra = h * (global / settings_.sleepTime - 1.0);
+    for (BodySlot& slot : bodies_) {
+      if (!slot.body || !slot.enabled || slot.motion != MotionType::Dynamic) continue;
+      btRigidBody& body = *slot.body;
+      const int state = body.getActivationState();
+      if ((state == ACTIVE_TAG || state == WANTS_DEACTIVATION) && body.getDeactivationTime() > 0.0) {
+        body.setDeactivationTime(std::max(0.0, body.getDeactivationTime() + extra));
+      }
+    }
+  }
+  ++substepIndex_;
+}
+
+void BulletWorld::finishKinematicMoves() {
+  for (BodySlot& slot : bodies_) {
+    if (!slot.movePending || !slot.body) continue;
+    btRigidBody& body = *slot.body;
+    const btTransform xf = toBt(slot.moveTarget);
+    body.setWorldTransform(xf);
+    body.setInterpolationWorldTransform(xf);
+    body.setLinearVelocity(toBt(slot.moveLinearVelocity));
+    body.setAngularVelocity(toBt(slot.moveAngularVelocity));
+    if (slot.enabled) world_->updateSingleAabb(&body);
+    slot.movePending = false;
+  }
+}
+
+void BulletWorld::step(double dt, int substeps) {
+  assert(dt > 0.0 && finite(dt) && substeps >= 1 && "step: dt must be > 0 and substeps >= 1");
+  if (!(dt > 0.0) || !finite(dt) || substeps < 1) return;
+  const double h = dt / substeps;
+  stepping_ = true;
+  substepIndex_ = 0;
+  substepCount_ = substeps;
+  for (int i = 0; i < substeps; ++i) {
+    // maxSubSteps = 0: Bullet's variable-step mode, exactly one internal step of h.
+    world_->stepSimulation(h, 0, h);
+  }
+  stepping_ = false;
+  finishKinematicMoves();
+  collectStats(substeps);
+  // Bullet refreshes AABBs at the start of the next step's collision detection; queries between
+  // steps must see where this step left the bodies.
+  world_->updateAabbs();
+}
+
+void BulletWorld::collectStats(int substeps) {
+  StepStats s;
+  const double extent = settings_.worldHalfExtent;
+  for (std::uint32_t i = 0; i < bodies_.size(); ++i) {
+    BodySlot& slot = bodies_[i];
+    if (!slot.body || !slot.enabled) continue;
+    if (slot.motion == MotionType::Dynamic) {
+      const btRigidBody& body = *slot.body;
+      const Vec3 p = fromBt(body.getCenterOfMassPosition());
+      const bool inside = isFinite(p) && std::abs(p.x) <= extent && std::abs(p.y) <= extent &&
+                          std::abs(p.z) <= extent && isFinite(fromBt(body.getLinearVelocity())) &&
+                          isFinite(fromBt(body.getAngularVelocity()));
+      if (!inside) {
+        setEnabled(handleOf(i), false);
+        ++s.bodiesLeftWorld;
+        continue;
+      }
+      ++s.dynamicBodies;
+      if (body.getActivationState() == ISLAND_SLEEPING) {
+        ++s.sleepingBodies;
+      } else {
+        ++s.activeBodies;
+      }
+    } else if (slot.motion == MotionType::Kinematic) {
+      ++s.kinematicBodies;
+    }
+  }
+  const int numManifolds = dispatcher_->getNumManifolds();
+  for (int m = 0; m < numManifolds; ++m)
+    s.contactPoints += dispatcher_->getManifoldByIndexInternal(m)->getNumContacts();
+  s.solverIterations = settings_.solverIterations;
+  s.substeps = substeps;
+  stats_ = s;
+}
+
+// --- Queries --------------------------------------------------------------------------------------
+
+bool BulletWorld::capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
+                                  std::uint32_t mask) const {
+  if (!isFinite(worldFromCapsule) || !(radius > 0.0) || !(halfHeight >= 0.0)) return false;
+  struct Callback final : btCollisionWorld::ContactResultCallback {
+    bool hit = false;
+    bool needsCollision(btBroadphaseProxy* proxy) const override {
+      return !hit && btCollisionWorld::ContactResultCallback::needsCollision(proxy);
+    }
+    btScalar addSingleResult(btManifoldPoint& cp, const btCollisionObjectWrapper*, int, int,
+                             const btCollisionObjectWrapper*, int, int) override {
+      if (cp.getDistance() <= 0.0) hit = true;
+      return 0.0;
+    }
+  } callback;
+  callback.m_collisionFilterGroup = -1;  // only the query's mask filters
+  callback.m_collisionFilterMask = toGroup(mask);
+  queryCapsule_->resize(radius, halfHeight);
+  queryObject_->setWorldTransform(toBt(worldFromCapsule));
+  world_->contactTest(queryObject_.get(), callback);
+  return callback.hit;
+}
+
+double BulletWorld::sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
+                                 std::uint32_t mask) const {
+  if (!isFinite(from) || !isFinite(to) || !(radius > 0.0) || !(halfHeight >= 0.0)) return 1.0;
+  const btTransform start = toBt(from);
+  btTransform end = start;
+  end.setOrigin(toBt(to));
+  btCollisionWorld::ClosestConvexResultCallback callback(start.getOrigin(), end.getOrigin());
+  callback.m_collisionFilterGroup = -1;
+  callback.m_collisionFilterMask = toGroup(mask);
+  queryCapsule_->resize(radius, halfHeight);
+  world_->convexSweepTest(queryCapsule_.get(), start, end, callback);
+  return callback.hasHit() ? std::clamp(static_cast<double>(callback.m_closestHitFraction), 0.0, 1.0) : 1.0;
+}
+
+double BulletWorld::rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const {
+  if (!isFinite(from) || !isFinite(to)) return 1.0;
+  btCollisionWorld::ClosestRayResultCallback callback(toBt(from), toBt(to));
+  callback.m_collisionFilterGroup = -1;
+  callback.m_collisionFilterMask = toGroup(mask);
+  world_->rayTest(toBt(from), toBt(to), callback);
+  if (!callback.hasHit()) return 1.0;
+  if (hitNormal != nullptr) {
+    const Vec3 n = fromBt(callback.m_hitNormalWorld);
+    const double len = glm::length(n);
+    *hitNormal = len > 0.0 ? n / len : Vec3{0.0};
+  }
+  return std::clamp(static_cast<double>(callback.m_closestHitFraction), 0.0, 1.0);
+}
+
+int BulletWorld::contactCount(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, 0);
+  if (!slot->enabled) return 0;
+  const btCollisionObject* object = slot->body.get();
+  int count = 0;
+  const int numManifolds = dispatcher_->getNumManifolds();
+  for (int m = 0; m < numManifolds; ++m) {
+    const btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(m);
+    if (manifold->getBody0() == object || manifold->getBody1() == object) count += manifold->getNumContacts();
+  }
+  return count;
+}
+
+}  // namespace
+
+std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings) {
+  return std::make_unique<BulletWorld>(settings);
+}
+
+namespace bullet_detail {
+
+Vec3 spring2Angles(const Transform& worldFromA, const Transform& aFromJoint, const Transform& worldFromB,
+                   const Transform& bFromJoint, bool asBuiltByWorld) {
+  btSphereShape sphere(0.1);
+  btRigidBody::btRigidBodyConstructionInfo ci(1.0, nullptr, &sphere, btVector3(0.004, 0.004, 0.004));
+  ci.m_startWorldTransform = toBt(worldFromA);
+  btRigidBody a(ci);
+  ci.m_startWorldTransform = toBt(worldFromB);
+  btRigidBody b(ci);
+  std::unique_ptr<btGeneric6DofSpring2Constraint> c =
+      asBuiltByWorld
+          ? std::make_unique<btGeneric6DofSpring2Constraint>(b, a, toBt(bFromJoint), toBt(aFromJoint), RO_XYZ)
+          : std::make_unique<btGeneric6DofSpring2Constraint>(a, b, toBt(aFromJoint), toBt(bFromJoint),
+                                                             RO_XYZ);
+  c->calculateTransforms();
+  return Vec3{c->getAngle(0), c->getAngle(1), c->getAngle(2)};
+}
+
+}  // namespace bullet_detail
+}  // namespace handoff

@@ -1,0 +1,108 @@
+// The joint-angle convention of handoff::jointAngles() against Bullet's own
+// btGeneric6DofSpring2Constraint::getAngle() (RO_XYZ), numerically.
+#include "handoff/physics.h"
+#include "physics_bullet/bullet_internal.h"
+#include "support/test_math.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace handoff {
+namespace {
+
+using bullet_detail::spring2Angles;
+
+constexpr double kAngleTol = 1e-12;  // double-precision round-off of two matrix products
+
+Quat randomRotation(std::mt19937& rng) {
+  std::normal_distribution<double> n(0.0, 1.0);
+  return normalizeOrIdentity(Quat{n(rng), n(rng), n(rng), n(rng)});
+}
+
+TEST(JointAngles, KnownAnglesRoundTrip) {
+  const Vec3 angles{0.3, 0.2, -0.5};
+  const Quat q = fromJointAngles(angles);
+  EXPECT_TRUE(test::vecNear(jointAngles(q), angles, kAngleTol));
+  // Intrinsic X, then Y, then Z.
+  const Quat expected = glm::angleAxis(0.3, Vec3{1, 0, 0}) * glm::angleAxis(0.2, Vec3{0, 1, 0}) *
+                        glm::angleAxis(-0.5, Vec3{0, 0, 1});
+  EXPECT_TRUE(test::rotNear(q, expected, kAngleTol));
+}
+
+TEST(JointAngles, PureRotationOfBReadsPositive) {
+  for (int axis = 0; axis < 3; ++axis) {
+    Vec3 a{0.0};
+    a[axis] = 0.4;
+    Vec3 dir{0.0};
+    dir[axis] = 1.0;
+    EXPECT_TRUE(test::vecNear(jointAngles(glm::angleAxis(0.4, dir)), a, kAngleTol)) << "axis " << axis;
+  }
+}
+
+// Build a joint, rotate body B by known angles, compare Bullet's getAngle() after
+// calculateTransforms() with jointAngles().
+TEST(JointAngles, EqualsBulletSpring2AsBuiltByTheWorld) {
+  const Transform worldFromA{glm::angleAxis(0.7, glm::normalize(Vec3{1, 2, 3})), Vec3{1, 2, 3}};
+  const Transform aFromJoint{glm::angleAxis(-0.4, glm::normalize(Vec3{0, 1, 1})), Vec3{0, 0.3, 0}};
+  const Transform bFromJoint{glm::angleAxis(1.1, glm::normalize(Vec3{1, 0, 1})), Vec3{0, -0.2, 0}};
+  const Vec3 known{0.3, -0.6, 1.2};
+  // Place B so that qRel = fromJointAngles(known) and the anchors coincide.
+  const Transform worldFromJointA = worldFromA * aFromJoint;
+  const Transform worldFromJointB{worldFromJointA.rotation * fromJointAngles(known),
+                                  worldFromJointA.translation};
+  const Transform worldFromB = worldFromJointB * bFromJoint.inverse();
+  const Vec3 bullet = spring2Angles(worldFromA, aFromJoint, worldFromB, bFromJoint, true);
+  EXPECT_TRUE(test::vecNear(bullet, known, 1e-9));
+
+  std::mt19937 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    const Transform wa{randomRotation(rng), Vec3{0.0}};
+    const Transform wb{randomRotation(rng), Vec3{0.0}};
+    const Transform ja{randomRotation(rng), Vec3{0.0}};
+    const Transform jb{randomRotation(rng), Vec3{0.0}};
+    const Quat qRel = glm::conjugate(wa.rotation * ja.rotation) * (wb.rotation * jb.rotation);
+    const Vec3 ours = jointAngles(qRel);
+    const Vec3 theirs = spring2Angles(wa, ja, wb, jb, true);
+    ASSERT_TRUE(test::vecNear(ours, theirs, kAngleTol)) << "sample " << i;
+    // Bullet's natural body order reads the inverse rotation.
+    ASSERT_TRUE(
+        test::vecNear(jointAngles(glm::conjugate(qRel)), spring2Angles(wa, ja, wb, jb, false), kAngleTol));
+  }
+}
+
+TEST(JointAngles, NaturalBulletOrderNegatesSinglAxisAngles) {
+  // The reason the adapter swaps the bodies: in Bullet's natural order, B turning +0.3 about X
+  // reads -0.3.
+  const Transform b{glm::angleAxis(0.3, Vec3{1, 0, 0}), Vec3{0.0}};
+  EXPECT_TRUE(
+      test::vecNear(spring2Angles(Transform{}, Transform{}, b, Transform{}, false), Vec3{-0.3, 0, 0}, 1e-12));
+  EXPECT_TRUE(
+      test::vecNear(spring2Angles(Transform{}, Transform{}, b, Transform{}, true), Vec3{0.3, 0, 0}, 1e-12));
+}
+
+TEST(JointAngles, GimbalLockMatchesBullet) {
+  for (double sign : {1.0, -1.0}) {
+    const Quat q = fromJointAngles(Vec3{0.3, sign * 0.5 * kPi, 0.2});
+    const Vec3 ours = jointAngles(q);
+    EXPECT_NEAR(ours.y, sign * 0.5 * kPi, 1e-6);
+    // Only x + z (or x - z) is defined; the rotation must round-trip.
+    EXPECT_TRUE(test::rotNear(fromJointAngles(ours), q, 1e-6));
+    const Vec3 bullet = spring2Angles(Transform{}, Transform{}, Transform{q, Vec3{0.0}}, Transform{}, true);
+    EXPECT_TRUE(test::rotNear(fromJointAngles(bullet), q, 1e-6));
+  }
+}
+
+TEST(ShapeInertia, CapsuleLimits) {
+  ShapeDesc sphere{ShapeType::Sphere, 0.5, 0.0, Vec3{0.0}};
+  ShapeDesc capsule0{ShapeType::Capsule, 0.5, 0.0, Vec3{0.0}};
+  EXPECT_TRUE(test::vecNear(shapePrincipalInertia(capsule0, 3.0), shapePrincipalInertia(sphere, 3.0), 1e-12));
+  // A long thin capsule tends to a rod: I = m L^2 / 12 about a transverse axis.
+  ShapeDesc rod{ShapeType::Capsule, 1e-4, 1.0, Vec3{0.0}};
+  EXPECT_NEAR(shapePrincipalInertia(rod, 2.0).x, 2.0 * 4.0 / 12.0, 1e-3);
+  ShapeDesc box{ShapeType::Box, 0.0, 0.0, Vec3{0.5, 1.0, 1.5}};
+  EXPECT_TRUE(test::vecNear(shapePrincipalInertia(box, 12.0), Vec3{4 + 9, 1 + 9, 1 + 4}, 1e-12));
+}
+
+}  // namespace
+}  // namespace handoff

@@ -1,0 +1,109 @@
+// Scene queries of the Bullet adapter against a box wall: capsule overlap, capsule sweep, ray.
+#include "handoff/physics.h"
+#include "handoff/physics_bullet.h"
+#include "physics_bullet/scene.h"
+#include "support/test_math.h"
+
+#include <gtest/gtest.h>
+
+namespace handoff {
+namespace {
+
+// Geometric tolerances: Bullet's convex queries (GJK, conservative advancement) stop within
+// ~1e-4 m; the box's rounded corners (margin) do not matter on its faces.
+constexpr double kQueryTol = 2e-3;
+
+class Queries : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    world = createBulletWorld();
+    world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+    // A wall: its face toward the origin is the plane x = 1.9.
+    wall = world->addStaticBox(Transform::fromTranslation(Vec3{2.0, 1.0, 0.0}), Vec3{0.1, 1.0, 1.0});
+  }
+  std::unique_ptr<PhysicsWorld> world;
+  BodyId wall;
+  const Transform standing = Transform::fromTranslation(Vec3{0.0, 1.0, 0.0});  // capsule axis +Y
+};
+
+TEST_F(Queries, CapsuleOverlap) {
+  const double r = 0.3;
+  const double hh = 0.6;  // reaches y in [0.1, 1.9]: clear of the ground
+  EXPECT_FALSE(world->capsuleOverlaps(standing, r, hh, layers::kAll));
+  EXPECT_FALSE(world->capsuleOverlaps(Transform::fromTranslation(Vec3{1.9 - r - 0.01, 1.0, 0.0}), r, hh,
+                                      layers::kAll));
+  EXPECT_TRUE(world->capsuleOverlaps(Transform::fromTranslation(Vec3{1.9 - r + 0.01, 1.0, 0.0}), r, hh,
+                                     layers::kAll));
+  // Filtered by the query's mask only.
+  EXPECT_FALSE(world->capsuleOverlaps(Transform::fromTranslation(Vec3{1.9 - r + 0.01, 1.0, 0.0}), r, hh,
+                                      layers::kAll & ~layers::kStatic));
+  // Lowered into the ground.
+  EXPECT_TRUE(
+      world->capsuleOverlaps(Transform::fromTranslation(Vec3{0.0, 0.85, 0.0}), r, hh, layers::kStatic));
+  // Dynamic bodies count too, disabled ones do not.
+  const BodyId ball = test::mustCreate(*world, test::sphereDesc(0.2, 1.0, Vec3{-1.0, 1.0, 0.0}));
+  const Transform nearBall = Transform::fromTranslation(Vec3{-1.0 + 0.45, 1.0, 0.0});
+  EXPECT_TRUE(world->capsuleOverlaps(nearBall, r, hh, layers::kRagdoll));
+  EXPECT_FALSE(world->capsuleOverlaps(nearBall, r, hh, layers::kDebris));
+  world->setEnabled(ball, false);
+  EXPECT_FALSE(world->capsuleOverlaps(nearBall, r, hh, layers::kAll));
+}
+
+TEST_F(Queries, CapsuleSweep) {
+  const double r = 0.3;
+  const double hh = 0.6;
+  // From x = 0 to x = 4: blocked when the capsule's surface reaches the face x = 1.9.
+  const double expected = (1.9 - r) / 4.0;
+  const double fraction = world->sweepCapsule(standing, Vec3{4.0, 1.0, 0.0}, r, hh, layers::kAll);
+  EXPECT_NEAR(fraction, expected, kQueryTol / 4.0);
+  EXPECT_DOUBLE_EQ(world->sweepCapsule(standing, Vec3{4.0, 1.0, 0.0}, r, hh, layers::kAll & ~layers::kStatic),
+                   1.0);
+  EXPECT_DOUBLE_EQ(world->sweepCapsule(standing, Vec3{-4.0, 1.0, 0.0}, r, hh, layers::kAll), 1.0);
+  // Lying capsule (axis along X) swept toward the wall: its end cap leads.
+  const Transform lying{glm::angleAxis(0.5 * kPi, Vec3{0, 0, 1}), Vec3{0.0, 1.0, 0.0}};
+  EXPECT_NEAR(world->sweepCapsule(lying, Vec3{4.0, 1.0, 0.0}, r, hh, layers::kAll), (1.9 - r - hh) / 4.0,
+              kQueryTol / 4.0);
+}
+
+TEST_F(Queries, RayCast) {
+  Vec3 normal{0.0};
+  const double fraction = world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{4.0, 1.0, 0.0}, layers::kAll, &normal);
+  EXPECT_NEAR(fraction, 1.9 / 4.0, 1e-9);
+  EXPECT_TRUE(test::vecNear(normal, Vec3{-1.0, 0.0, 0.0}, 1e-9));
+  // Down onto the ground.
+  EXPECT_NEAR(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{0.0, -1.0, 0.0}, layers::kAll, &normal), 0.5, 1e-9);
+  EXPECT_TRUE(test::vecNear(normal, Vec3{0.0, 1.0, 0.0}, 1e-9));
+  // Misses and filters.
+  EXPECT_EQ(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{0.0, 3.0, 0.0}, layers::kAll), 1.0);
+  EXPECT_EQ(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{4.0, 1.0, 0.0}, layers::kRagdoll), 1.0);
+  EXPECT_EQ(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{4.0, 1.0, 0.0}, layers::kStatic), 1.9 / 4.0);
+}
+
+TEST_F(Queries, SeeBodiesWhereTheStepLeftThem) {
+  // A fast ball is found where the step left it: Bullet refreshes broadphase bounds at the start
+  // of the next step's collision detection, so the adapter refreshes them after every step.
+  auto empty = createBulletWorld(WorldSettings{.gravity = Vec3{0.0}});
+  BodyDesc d = test::sphereDesc(0.1, 1.0, Vec3{0.0, 1.0, 0.0});
+  d.linearDamping = 0.0;
+  const BodyId ball = test::mustCreate(*empty, d);
+  empty->setLinearVelocity(ball, Vec3{30.0, 0.0, 0.0});
+  empty->step(test::kDt, 1);
+  const double x = empty->transform(ball).translation.x;
+  EXPECT_NEAR(x, 0.5, 1e-9);
+  EXPECT_NEAR(empty->rayCast(Vec3{x, 2.0, 0.0}, Vec3{x, 0.0, 0.0}, layers::kAll), 0.45, 1e-9);
+  EXPECT_TRUE(empty->capsuleOverlaps(Transform::fromTranslation(Vec3{x, 1.3, 0.0}), 0.1, 0.15, layers::kAll));
+  // And after a teleport.
+  empty->setTransform(ball, Transform::fromTranslation(Vec3{-3.0, 1.0, 0.0}));
+  EXPECT_NEAR(empty->rayCast(Vec3{-3.0, 2.0, 0.0}, Vec3{-3.0, 0.0, 0.0}, layers::kAll), 0.45, 1e-9);
+}
+
+TEST_F(Queries, ContactCountPerBody) {
+  const BodyId box =
+      test::mustCreate(*world, test::boxDesc(Vec3{0.2}, 1.0, Transform::fromTranslation(Vec3{0, 0.2, 0})));
+  for (int i = 0; i < 10; ++i) world->step(test::kDt, 2);
+  EXPECT_EQ(world->contactCount(box), 4);
+  EXPECT_EQ(world->contactCount(wall), 0);
+}
+
+}  // namespace
+}  // namespace handoff
