@@ -3,18 +3,29 @@
 set(HANDOFF_WARNINGS -Wall -Wextra -Wpedantic -Werror)
 set(HANDOFF_MODULES "" CACHE INTERNAL "")
 
+# The module named `handoff` (the handoff itself) is the library handoff_core / handoff::core,
+# because handoff::handoff is the umbrella target.
+function(handoff_module_name name out)
+  if(name STREQUAL "handoff")
+    set(${out} core PARENT_SCOPE)
+  else()
+    set(${out} ${name} PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(handoff_add_module name)
   cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS" ${ARGN})
+  handoff_module_name(${name} lib)
   file(GLOB sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
-  add_library(handoff_${name} STATIC ${sources})
-  add_library(handoff::${name} ALIAS handoff_${name})
-  target_include_directories(handoff_${name}
+  add_library(handoff_${lib} STATIC ${sources})
+  add_library(handoff::${lib} ALIAS handoff_${lib})
+  target_include_directories(handoff_${lib}
     PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_compile_options(handoff_${name} PRIVATE ${HANDOFF_WARNINGS})
-  target_link_libraries(handoff_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
-  set_target_properties(handoff_${name} PROPERTIES EXPORT_NAME ${name})
-  set(HANDOFF_MODULES ${HANDOFF_MODULES} handoff_${name} CACHE INTERNAL "")
+  target_compile_options(handoff_${lib} PRIVATE ${HANDOFF_WARNINGS})
+  target_link_libraries(handoff_${lib} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  set_target_properties(handoff_${lib} PROPERTIES EXPORT_NAME ${lib})
+  set(HANDOFF_MODULES ${HANDOFF_MODULES} handoff_${lib} CACHE INTERNAL "")
 endfunction()
 
 # Tests of a module: tests/<module>/*.cpp become one GoogleTest executable.
@@ -24,10 +35,11 @@ function(handoff_add_module_tests name)
   if(NOT sources)
     return()
   endif()
+  handoff_module_name(${name} lib)
   add_executable(handoff_${name}_tests ${sources})
   target_compile_options(handoff_${name}_tests PRIVATE ${HANDOFF_WARNINGS})
   target_include_directories(handoff_${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(handoff_${name}_tests PRIVATE handoff::${name} ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
+  target_link_libraries(handoff_${name}_tests PRIVATE handoff::${lib} ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(handoff_${name}_tests PRIVATE
     HANDOFF_DATA_DIR="${PROJECT_SOURCE_DIR}/data" HANDOFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   gtest_discover_tests(handoff_${name}_tests DISCOVERY_TIMEOUT 120 PROPERTIES LABELS ${name})

@@ -26,15 +26,16 @@ inline std::string str(const Quat& q) {
 inline ::testing::AssertionResult vecNear(const Vec3& a, const Vec3& b, double tolerance) {
   const double d = glm::length(a - b);
   if (d <= tolerance) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << str(a) << " vs " << str(b) << " differ by " << d << " > " << tolerance;
+  return ::testing::AssertionFailure()
+         << str(a) << " vs " << str(b) << " differ by " << d << " > " << tolerance;
 }
 
 /// Rotations equal up to the sign of the quaternion; tolerance is an angle. [rad]
 inline ::testing::AssertionResult rotNear(const Quat& a, const Quat& b, double toleranceRad) {
   const double angle = angleBetween(a, b);
   if (angle <= toleranceRad) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << str(a) << " vs " << str(b) << " differ by " << angle << " rad > "
-                                       << toleranceRad;
+  return ::testing::AssertionFailure()
+         << str(a) << " vs " << str(b) << " differ by " << angle << " rad > " << toleranceRad;
 }
 
 inline ::testing::AssertionResult xfNear(const Transform& a, const Transform& b, double positionTolerance,

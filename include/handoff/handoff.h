@@ -1,0 +1,282 @@
+// Animation -> physics handoff (SPEC.md section 3): the per-character ragdoll instance that owns
+// its engine bodies, the velocity history of the animated pose, the atomic commit, write-back and
+// the display blend.
+//
+// Frames: worldFromBody = worldFromRoot * rootFromBone * boneFromBody (T_WC = T_WB * T_BC).
+// Thread-safety: a Ragdoll is used by the thread that steps its PhysicsWorld. The asset is
+// immutable and may be shared by many Ragdolls on many threads.
+#pragma once
+
+#include "handoff/asset.h"
+#include "handoff/math.h"
+#include "handoff/physics.h"
+#include "handoff/result.h"
+#include "handoff/rig.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace handoff {
+
+/// Who moves a body. Exactly one system has authority over each body at any time.
+enum class Authority : std::uint8_t {
+  Animation,  ///< Kinematic, moved to the animated pose with kinematic moves.
+  Physics,    ///< Dynamic, free (ragdoll).
+  Drive,      ///< Dynamic, joint drives track an animation (powered ragdoll).
+};
+const char* authorityName(Authority authority);
+
+/// How the bodies start at the commit. The naive modes exist for side-by-side comparison.
+enum class HandoffMode : std::uint8_t {
+  Inherit,       ///< SPEC.md section 3: the animated pose and its finite-difference velocities.
+  ZeroVelocity,  ///< Naive: the animated pose, made dynamic at rest.
+  BindPose,      ///< Naive: what disabling the animator first does: the bind pose, at rest.
+};
+const char* handoffModeName(HandoffMode mode);
+
+struct HandoffSettings {
+  HandoffMode mode = HandoffMode::Inherit;
+  /// Inherited linear speeds are clamped to this. [m/s] [> 0] [default 50]
+  double maxLinearSpeed = 50.0;
+  /// Inherited angular speeds are clamped to this. [rad/s] [> 0] [default 60]
+  double maxAngularSpeed = 60.0;
+  /// A root jump longer than this between two samples is a teleport even when not flagged.
+  /// [m] [> 0] [default 1.0, i.e. 60 m/s at 60 Hz]
+  double teleportDistance = 1.0;
+  /// Engine poses further than this from the animated pose at the commit are snapped to it
+  /// (and their joints' warm start reset). [m] [default 1e-4]
+  double poseTolerance = 1e-4;
+  /// [rad] [default 1e-3]
+  double angleTolerance = 1e-3;
+  /// Rendering blends from animation to physics over this time after the commit. [s] [>= 0]
+  /// [default 0.15]
+  double displayBlendTime = 0.15;
+};
+
+/// Why an inherited velocity was changed. Bit flags.
+enum ClampReason : std::uint8_t {
+  kClampNone = 0,
+  kClampTeleport = 1 << 0,      ///< The newest sample pair spans a teleport: its difference was not used.
+  kClampLinearLimit = 1 << 1,   ///< |v| exceeded maxLinearSpeed.
+  kClampAngularLimit = 1 << 2,  ///< |omega| exceeded maxAngularSpeed.
+  kClampNoHistory = 1 << 3,     ///< Fewer than two samples with a positive time step: zero.
+};
+std::string clampReasonText(std::uint8_t reasons);
+
+/// What happened to one body at a handoff: what tests, the report and users' debugging read.
+struct BodyHandoff {
+  std::string name;
+  Transform poseBefore;          ///< Engine worldFromBody just before the commit.
+  Transform poseAfter;           ///< Engine worldFromBody right after the commit.
+  Vec3 rawLinearVelocity{0.0};   ///< Newest samples' finite difference (for a teleport: the jump). [m/s]
+  Vec3 rawAngularVelocity{0.0};  ///< [rad/s]
+  Vec3 linearVelocity{0.0};      ///< Inherited, after clamps: what the engine was given. [m/s]
+  Vec3 angularVelocity{0.0};     ///< [rad/s]
+  std::uint8_t clamps = kClampNone;
+  bool teleport = false;  ///< The body's samples span a teleport.
+  bool snapped = false;   ///< The engine pose differed from the animated pose and was snapped.
+  // Filled by Ragdoll::recordFirstStep() after the first physics step:
+  bool firstStepRecorded = false;
+  Transform poseAfterFirstStep;
+  Vec3 linearVelocityAfterFirstStep{0.0};
+  Vec3 angularVelocityAfterFirstStep{0.0};
+};
+
+/// What the commit did to one joint: its anchors and limits are set for the committed pose.
+struct JointHandoff {
+  std::string name;
+  /// Distance between the two anchors before they were set for this pose: non-zero when bones
+  /// without bodies (collars, extra spine joints) moved the child joint away from the parent
+  /// body's anchor. [m]
+  double anchorGap = 0.0;
+  Vec3 angles{0.0};             ///< Joint angles at the commit (handoff::jointAngles). [rad]
+  Vec3 lower{0.0}, upper{0.0};  ///< Limits given to the engine. [rad]
+  /// Axes whose limits were widened (bit i = axis i) because the animated pose lies outside the
+  /// asset's limits; they ease back as the joint returns inside (Ragdoll::updateLimits).
+  std::uint8_t widenedAxes = 0;
+  /// Locked axes held at a non-zero animated angle (bit i = axis i).
+  std::uint8_t lockedOffAxes = 0;
+};
+
+struct HandoffRecord {
+  bool committed = false;  ///< False: the handoff was abandoned; every body is still animated.
+  std::string failure;     ///< Why it was abandoned (names the body or joint).
+  double time = 0.0;       ///< Animation time of the commit. [s]
+  double sampleDt = 0.0;   ///< Time step between the two samples used. [s]
+  HandoffMode mode = HandoffMode::Inherit;
+  bool teleportFlagged = false;   ///< The caller flagged a teleport on the newest sample.
+  bool teleportDetected = false;  ///< The root jumped more than teleportDistance.
+  double rootJump = 0.0;          ///< Root displacement between the newest two samples. [m]
+  std::vector<BodyHandoff> bodies;
+  std::vector<JointHandoff> joints;
+  /// Non-adjacent body pairs touching in the committed pose, their collision suspended until
+  /// they separate (Ragdoll::updateLimits).
+  int suspendedPairs = 0;
+};
+
+/// The last three animated body poses with positive time steps (SPEC.md section 3), fixed
+/// capacity: pushing never allocates.
+class PoseHistory {
+ public:
+  explicit PoseHistory(int bodyCount = 0);
+  /// Adds a sample. Rejected (state unchanged) when time does not advance or a pose is not
+  /// finite.
+  Status push(double time, const Transform& worldFromRoot, std::span<const Transform> worldFromBodies,
+              bool teleport);
+  /// Inserts a sample between the two newest ones (a denser sample of the same motion, taken
+  /// shortly before the newest): the newest pair then spans (time, newest], the oldest sample
+  /// is dropped. Refused unless time(1) < time < time(0).
+  Status insertBeforeNewest(double time, const Transform& worldFromRoot,
+                            std::span<const Transform> worldFromBodies);
+  void clear();
+  int size() const { return count_; }
+  int bodyCount() const { return bodyCount_; }
+  /// Sample `age` (0 = newest).
+  double time(int age) const;
+  const Transform& root(int age) const;
+  bool teleport(int age) const;
+  const Transform& body(int age, int bodyIndex) const;
+
+ private:
+  int slot(int age) const;
+  int bodyCount_ = 0;
+  int count_ = 0;
+  int newest_ = -1;
+  double times_[3] = {0, 0, 0};
+  Transform roots_[3];
+  bool teleports_[3] = {false, false, false};
+  std::vector<Transform> bodies_;   // 3 x bodyCount
+  std::vector<Transform> scratch_;  // 2 x bodyCount, for insertBeforeNewest
+};
+
+/// Velocity inheritance, pure: the finite difference of the two newest samples, or of the two
+/// before when the newest pair spans a teleport (flagged, or a root jump > teleportDistance),
+/// rotated by the teleport's root rotation; clamped, with the reasons. Outputs have
+/// history.bodyCount() elements.
+struct InheritedVelocities {
+  bool teleportFlagged = false;
+  bool teleportDetected = false;
+  double rootJump = 0.0;
+  double sampleDt = 0.0;
+};
+InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffSettings& settings,
+                                      std::span<Vec3> rawLinear, std::span<Vec3> rawAngular,
+                                      std::span<Vec3> linear, std::span<Vec3> angular,
+                                      std::span<std::uint8_t> clamps);
+
+/// Write-back (SPEC.md section 3): bones with bodies take worldFromBone = worldFromBody *
+/// inverse(boneFromBody); bones without bodies, and bones whose `physicsMask` entry is 0, keep
+/// their animated local transform under their parent. `worldFromRoot` is the root the display
+/// pose is expressed against. `scratchModels` has jointCount elements. Never allocates.
+void writeBackPose(const Skeleton& skeleton, const RagdollAsset& asset,
+                   std::span<const Transform> worldFromBodies, const Transform& worldFromRoot,
+                   std::span<const Transform> animatedLocals, std::span<const std::uint8_t> physicsMask,
+                   std::span<Transform> scratchModels, std::span<Transform> outLocals);
+
+/// Display blend weight at `timeSinceCommit`: 0 -> 1 linearly over blendTime (1 when 0).
+double displayBlendWeight(double timeSinceCommit, double blendTime);
+
+/// One character's ragdoll in one PhysicsWorld: owns its bodies, joints and capsule (destroyed
+/// with it). Non-copyable. Bodies start kinematic at the animated pose (Authority::Animation).
+class Ragdoll {
+ public:
+  /// `skeleton` is the one the asset was built for (its rest pose is the bind pose); `models`
+  /// is the current model pose (rootFromJoint) the bodies start at.
+  static Result<std::unique_ptr<Ragdoll>> create(PhysicsWorld& world,
+                                                 std::shared_ptr<const RagdollAsset> asset,
+                                                 const Skeleton& skeleton, const Transform& worldFromRoot,
+                                                 std::span<const Transform> models);
+  ~Ragdoll();
+  Ragdoll(const Ragdoll&) = delete;
+  Ragdoll& operator=(const Ragdoll&) = delete;
+
+  const RagdollAsset& asset() const { return *asset_; }
+  PhysicsWorld& world() const { return *world_; }
+  int bodyCount() const { return static_cast<int>(bodies_.size()); }
+  BodyId body(int index) const { return bodies_[static_cast<size_t>(index)]; }
+  JointId joint(int index) const { return joints_[static_cast<size_t>(index)]; }
+  BodyId capsule() const { return capsule_; }
+  Authority authority(int index) const { return authority_[static_cast<size_t>(index)]; }
+  const PoseHistory& history() const { return history_; }
+
+  /// Animated state: computes every body's worldFromBody from the model pose at `time`, checks
+  /// it (NaN/Inf and non-advancing time are refused, state unchanged), records it in the
+  /// history and moves the kinematic bodies there over the next step of length `dt` with
+  /// kinematic moves. The capsule follows the root. [step-safe]
+  Status setAnimatedPose(double time, const Transform& worldFromRoot, std::span<const Transform> models,
+                         bool teleport, double dt);
+
+  /// The atomic commit of SPEC.md section 3. On failure every body stays kinematic and the
+  /// record says why.
+  HandoffRecord commit(const HandoffSettings& settings);
+
+  /// Commit at a given final animation pose (the usual call: "go ragdoll now, from this
+  /// pose"): records it as the newest sample (when its time advances) and commits. A pose that
+  /// cannot initialise a body (NaN, Inf) abandons the handoff, naming the bone; nothing changes.
+  HandoffRecord commitAt(const HandoffSettings& settings, double time, const Transform& worldFromRoot,
+                         std::span<const Transform> models, bool teleport = false);
+
+  /// Adds a denser velocity sample of the animation shortly before the newest one (see
+  /// PoseHistory::insertBeforeNewest) without moving any body: the commit's finite difference
+  /// then approximates the instantaneous velocity, which is what the joints can carry without
+  /// correction. SPEC.md section 3: "for faster motion sample more densely". [step-safe]
+  Status addDenseSample(double time, const Transform& worldFromRoot, std::span<const Transform> models);
+
+  /// Fills the after-first-step fields of a record (call right after the step that follows
+  /// the commit).
+  void recordFirstStep(HandoffRecord& record) const;
+
+  /// Current engine poses, bodyCount() elements. [step-safe]
+  void readBodyPoses(std::span<Transform> worldFromBodies) const;
+
+  /// Eases limits widened at the commit back toward the asset's as joints return inside them,
+  /// and switches collision back on between non-adjacent bodies that touched at the commit once
+  /// they have separated. Call once per step while the ragdoll is dynamic. [step-safe]
+  void updateLimits();
+  /// Pairs of non-adjacent bodies whose collision is off since the commit (they touched in the
+  /// committed pose: colliding would have pushed them apart, a pop).
+  int suspendedPairCount() const { return suspendedCount_; }
+  /// Limits currently given to the engine for joint `index`. [rad]
+  const Vec3& jointLower(int index) const { return lower_[static_cast<size_t>(index)]; }
+  const Vec3& jointUpper(int index) const { return upper_[static_cast<size_t>(index)]; }
+
+  /// Largest distance between the two anchors of any joint. [m]
+  double maxJointSeparation() const;
+
+  /// Puts every body back under animation (kinematic) and re-enables the capsule. `blocking`
+  /// false makes the kinematic limbs collide with nothing (SPEC.md section 4: during the get-up
+  /// transition the capsule is the only blocking representation). The history restarts: the
+  /// next animated pose is taken as a teleport.
+  void makeAnimated(bool blocking = true);
+  /// Restores the asset's collision filters on kinematic limbs (after a non-blocking phase).
+  void setBlocking(bool blocking);
+
+ private:
+  Ragdoll(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset);
+  void setJointsForPose(HandoffRecord& record);
+  PhysicsWorld* world_;
+  std::shared_ptr<const RagdollAsset> asset_;
+  std::vector<BodyId> bodies_;
+  std::vector<JointId> joints_;
+  BodyId capsule_;
+  std::vector<Authority> authority_;
+  PoseHistory history_;
+  std::vector<Transform> rootFromBodyBind_;  // bind pose of each body in root space
+  std::vector<std::vector<int>> jointsOfBody_;
+  int jointCountNeeded_ = 0;   // models must cover every body's joint
+  bool teleportNext_ = false;  // the next animated pose is a teleport
+  Transform worldFromRoot_;
+  // Preallocated per-body buffers (no allocation in the step-safe calls).
+  std::vector<Transform> scratchPoses_;
+  std::vector<Vec3> rawLinear_, rawAngular_, linear_, angular_;
+  std::vector<std::uint8_t> clamps_;
+  std::vector<Vec3> lower_, upper_;                    // per joint, what the engine has
+  std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
+  std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
+  int suspendedCount_ = 0;
+};
+
+}  // namespace handoff

@@ -1,0 +1,374 @@
+#include "handoff/controller.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+
+namespace handoff {
+
+const char* characterStateName(CharacterState state) {
+  switch (state) {
+    case CharacterState::Animated:
+      return "animated";
+    case CharacterState::Ragdoll:
+      return "ragdoll";
+    case CharacterState::Recovering:
+      return "recovering";
+  }
+  return "?";
+}
+
+namespace {
+std::string format(const char* fmt, double a, double b = 0.0, double c = 0.0) {
+  char buffer[160];
+  std::snprintf(buffer, sizeof buffer, fmt, a, b, c);
+  return buffer;
+}
+
+Vec3 horizontal(const Vec3& v) { return Vec3{v.x, 0.0, v.z}; }
+}  // namespace
+
+Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
+                          const Vec3& modelForward, const Transform& standingRoot) {
+  std::vector<Transform> locals(static_cast<size_t>(skeleton.jointCount()));
+  std::vector<Transform> models(locals.size()), bind(locals.size());
+  clip.sample(0.0, WrapMode::Clamp, locals);
+  localToModel(skeleton, locals, models);
+  localToModel(skeleton, skeleton.restLocal, bind);
+  const Transform& pelvis = models[static_cast<size_t>(pelvisJoint)];
+  const Quat turn = pelvis.rotation * glm::inverse(bind[static_cast<size_t>(pelvisJoint)].rotation);
+  Vec3 clipForward = horizontal(turn * modelForward);
+  const Vec3 forward = horizontal(modelForward);
+  Quat yaw{1.0, 0.0, 0.0, 0.0};
+  if (glm::length(clipForward) > 1e-6 && glm::length(forward) > 1e-6) {
+    yaw = yawBetween(glm::normalize(forward), glm::normalize(clipForward));
+  }
+  const Transform clipRoot{yaw, Vec3{pelvis.translation.x, 0.0, pelvis.translation.z}};
+  return standingRoot * clipRoot.inverse();
+}
+
+Character::Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
+                     const CharacterSettings& settings)
+    : world_(&world),
+      asset_(std::move(asset)),
+      skeleton_(skeleton),
+      settings_(settings),
+      settle_(settings.settle),
+      facing_(settings.facing) {}
+
+Character::~Character() = default;
+
+Result<std::unique_ptr<Character>> Character::create(
+    PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
+    const CharacterSettings& settings, const Transform& worldFromRoot, std::span<const Transform> locals) {
+  if (Status s = skeleton.validate(); !s) return Error{"skeleton: " + s.error()};
+  if (!asset) return Error{"no ragdoll asset"};
+  const size_t n = static_cast<size_t>(skeleton.jointCount());
+  if (locals.size() != n) {
+    return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +
+                 std::to_string(n)};
+  }
+  std::unique_ptr<Character> c(new Character(world, asset, skeleton, settings));
+  c->animLocals_.assign(locals.begin(), locals.end());
+  c->animModels_.resize(n);
+  localToModel(skeleton, c->animLocals_, c->animModels_);
+  Result<std::unique_ptr<Ragdoll>> ragdoll =
+      Ragdoll::create(world, asset, skeleton, worldFromRoot, c->animModels_);
+  if (!ragdoll) return Error{ragdoll.error()};
+  c->ragdoll_ = std::move(ragdoll).value();
+  c->animRoot_ = worldFromRoot;
+  c->display_ = c->animLocals_;
+  c->displayRoot_ = worldFromRoot;
+  c->physicsLocals_.resize(n);
+  c->scratchModels_.resize(n);
+  c->worldBones_.resize(n);
+  c->animRelative_.resize(n);
+  c->captured_.resize(n);
+  c->bodyPoses_.resize(asset->bodies.size());
+  return c;
+}
+
+void Character::setGetUpClips(std::optional<GetUpClip> supine, std::optional<GetUpClip> prone) {
+  supine_ = std::move(supine);
+  prone_ = std::move(prone);
+}
+
+void Character::event(const char* kind, std::string detail) {
+  events_.push_back(CharacterEvent{time_, kind, std::move(detail)});
+}
+
+bool Character::takeRecoveryFinished() {
+  const bool finished = recoveryFinished_;
+  recoveryFinished_ = false;
+  return finished;
+}
+
+int Character::blockingRepresentations() const {
+  int count = world_->isEnabled(ragdoll_->capsule()) ? 1 : 0;
+  for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
+    const BodyId id = ragdoll_->body(b);
+    if (world_->isEnabled(id) && world_->motionType(id) == MotionType::Dynamic &&
+        world_->collisionFilter(id).mask != 0) {
+      return count + 1;
+    }
+  }
+  return count;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per step
+
+Status Character::preStep(const AnimationInput& animation, double dt) {
+  if (!(dt > 0.0) || !std::isfinite(dt)) return Error{"time step must be positive and finite"};
+  const size_t n = static_cast<size_t>(skeleton_.jointCount());
+  if (animation.locals.size() != n) {
+    return Error{"animation pose has " + std::to_string(animation.locals.size()) + " joints, the skeleton " +
+                 std::to_string(n)};
+  }
+  if (!isFinite(animation.worldFromRoot)) return Error{"animation root transform is not finite"};
+  for (size_t j = 0; j < n; ++j) {
+    if (!isFinite(animation.locals[j])) {
+      event("refused", "joint '" + skeleton_.jointNames[j] + "' of the animation pose is not finite");
+      return Error{"joint '" + skeleton_.jointNames[j] + "' of the animation pose is not finite"};
+    }
+  }
+  if (haveAnimation_ && !(animation.time > animTime_)) {
+    return Error{"animation time " + std::to_string(animation.time) + " s does not advance"};
+  }
+  switch (state_) {
+    case CharacterState::Animated: {
+      localToModel(skeleton_, animation.locals, scratchModels_);
+      // The history runs on simulation time, so the samples' dt is the real step.
+      if (Status s = ragdoll_->setAnimatedPose(time_ + dt, animation.worldFromRoot, scratchModels_,
+                                               animation.teleport, dt);
+          !s) {
+        return s;
+      }
+      if (animation.teleport) event("teleport", "the animation root jumped");
+      break;
+    }
+    case CharacterState::Ragdoll:
+      break;
+    case CharacterState::Recovering:
+      recoveringPreStep(dt);
+      break;
+  }
+  std::copy(animation.locals.begin(), animation.locals.end(), animLocals_.begin());
+  localToModel(skeleton_, animLocals_, animModels_);
+  animRoot_ = animation.worldFromRoot;
+  animTime_ = animation.time;
+  haveAnimation_ = true;
+  return {};
+}
+
+void Character::postStep(double dt) {
+  time_ += dt;
+  switch (state_) {
+    case CharacterState::Animated:
+      std::copy(animLocals_.begin(), animLocals_.end(), display_.begin());
+      displayRoot_ = animRoot_;
+      blendWeight_ = 0.0;
+      break;
+    case CharacterState::Ragdoll:
+      ragdollPostStep(dt);
+      break;
+    case CharacterState::Recovering:
+      recoveringPostStep(dt);
+      break;
+  }
+  externalForce_ = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Animated -> Ragdoll
+
+const HandoffRecord& Character::goRagdoll(const AnimationInput* denseSample) {
+  HandoffRecord record;
+  if (state_ == CharacterState::Ragdoll) {
+    record.failure = "already a ragdoll";
+  } else {
+    if (denseSample && state_ == CharacterState::Animated && ragdoll_->history().size() > 0 &&
+        denseSample->locals.size() == static_cast<size_t>(skeleton_.jointCount())) {
+      // Map the animation time onto the history's simulation time.
+      const double simTime = ragdoll_->history().time(0) - (animTime_ - denseSample->time);
+      localToModel(skeleton_, denseSample->locals, scratchModels_);
+      if (Status s = ragdoll_->addDenseSample(simTime, denseSample->worldFromRoot, scratchModels_); !s) {
+        event("refused", "dense sample: " + s.error());
+      }
+    }
+    record = ragdoll_->commit(settings_.handoff);
+  }
+  if (record.committed) {
+    state_ = CharacterState::Ragdoll;
+    ragdollRoot_ = ragdoll_->history().size() > 0 ? ragdoll_->history().root(0) : animRoot_;
+    timeSinceCommit_ = 0.0;
+    blendTime_ = settings_.handoff.displayBlendTime;
+    settle_.reset();
+    facing_.reset();
+    retryAt_ = 0.0;
+    // The character's horizontal forward before the fall: the fallback yaw of the get-up.
+    const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
+    if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
+    event("ragdoll", std::string("handoff (") + handoffModeName(record.mode) + ")");
+  } else {
+    event("refused", "handoff abandoned: " + record.failure);
+  }
+  handoffs_.push_back(std::move(record));
+  return handoffs_.back();
+}
+
+Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint) {
+  if (body < 0 || body >= ragdoll_->bodyCount()) return Error{"no body " + std::to_string(body)};
+  if (!isFinite(impulse) || !isFinite(worldPoint)) return Error{"impulse or point is not finite"};
+  if (state_ == CharacterState::Recovering) cancelRecovery("hit during the get-up transition");
+  if (state_ == CharacterState::Animated) {
+    event("impulse", "ignored while animated (" + asset_->bodies[static_cast<size_t>(body)].name + ")");
+    return {};
+  }
+  world_->applyLinearImpulse(ragdoll_->body(body), impulse, worldPoint);
+  externalForce_ = true;
+  event("impulse",
+        format("%.0f N s on ", glm::length(impulse)) + asset_->bodies[static_cast<size_t>(body)].name);
+  return {};
+}
+
+void Character::ragdollPostStep(double dt) {
+  timeSinceCommit_ += dt;
+  ragdoll_->readBodyPoses(bodyPoses_);
+  // The still-running animation, re-expressed against the frozen ragdoll root for blending.
+  std::copy(animLocals_.begin(), animLocals_.end(), animRelative_.begin());
+  for (int j = 0; j < skeleton_.jointCount(); ++j) {
+    if (skeleton_.parents[static_cast<size_t>(j)] == kNoParent) {
+      animRelative_[static_cast<size_t>(j)] =
+          ragdollRoot_.inverse() * animRoot_ * animLocals_[static_cast<size_t>(j)];
+    }
+  }
+  writeBackPose(skeleton_, *asset_, bodyPoses_, ragdollRoot_, animRelative_, {}, scratchModels_,
+                physicsLocals_);
+  blendWeight_ = displayBlendWeight(timeSinceCommit_, blendTime_);
+  blendPoses(animRelative_, physicsLocals_, blendWeight_, display_);
+  displayRoot_ = ragdollRoot_;
+
+  // Settle and facing (pelvis = body 0, chest = the Chest slot's body).
+  const BodyId pelvis = ragdoll_->body(0);
+  const SettleUpdate settle =
+      settle_.update(dt, world_->linearVelocity(pelvis), world_->angularVelocity(pelvis), externalForce_);
+  const int chest = asset_->bodyForJoint(asset_->map[Slot::Chest]);
+  if (chest >= 0) facing_.update(bodyPoses_[static_cast<size_t>(chest)].rotation, asset_->chestForwardInBody);
+  if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) tryStartRecovery();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ragdoll -> Recovering -> Animated
+
+bool Character::tryStartRecovery() {
+  const Facing facing = facing_.candidate();
+  if (facing == Facing::Undecided || facing_.inHoldBand()) return false;  // on the side: wait
+  const GetUpClip* clip =
+      facing == Facing::Supine ? (supine_ ? &*supine_ : nullptr) : (prone_ ? &*prone_ : nullptr);
+  if (!clip) return false;
+  RecoveryRecord record;
+  record.settleTime = time_;
+  record.facing = facing;
+  // Fallen pelvis bone in world: T_WB = T_WC * inverse(T_BC).
+  const Transform worldFromPelvis = bodyPoses_[0] * asset_->bodies[0].boneFromBody.inverse();
+  const RootPlacement placement =
+      placeRoot(worldFromPelvis, clip->info, preFallForward_, settings_.levelDefaultForward);
+  if (!placement.valid) return false;
+  record.facingSource = placement.source;
+  const StandPlan plan = planStand(*world_, placement.worldFromRoot, worldFromPelvis.translation,
+                                   asset_->capsule, settings_.stand);
+  record.standDecision = plan.decision;
+  record.standReason = plan.proposedSpotReason;
+  if (!plan.ok()) {
+    ++pendingDelays_;
+    retryAt_ = time_ + settings_.recoveryRetryDelay;
+    event("delay", std::string("no standable spot (") + standReasonName(plan.reason) + "), retry in " +
+                       format("%.2f s", settings_.recoveryRetryDelay));
+    return false;
+  }
+  // Capture: every bone's fallen world transform, local to its parent, the root against the
+  // NEW root, so weight 0 reproduces the fallen pose exactly wherever the root moved.
+  worldBonesFromDisplay(ragdollRoot_, display_, worldBones_);
+  if (!capturePose(skeleton_, worldBones_, plan.worldFromRoot, captured_)) return false;
+  recoveryRoot_ = plan.worldFromRoot;
+  getUp_ = clip;
+  recoveryTime_ = 0.0;
+  // Authority switch in one write phase: limbs kinematic and non-blocking, capsule on.
+  ragdoll_->makeAnimated(/*blocking=*/false);
+  state_ = CharacterState::Recovering;
+  record.startTime = time_;
+  record.worldFromRoot = recoveryRoot_;
+  record.delays = pendingDelays_;
+  pendingDelays_ = 0;
+  recoveries_.push_back(record);
+  event("getup", std::string(facingName(facing)) + " get-up, yaw from " + facingSourceName(placement.source) +
+                     ", " + standDecisionName(plan.decision) +
+                     (plan.decision == StandDecision::Relocate
+                          ? std::string(" (") + standReasonName(plan.proposedSpotReason) +
+                                format(", moved %.2f m)", plan.relocationDistance)
+                          : std::string()));
+  // Display at weight 0: the captured pose on the new root.
+  std::copy(captured_.begin(), captured_.end(), display_.begin());
+  displayRoot_ = recoveryRoot_;
+  blendWeight_ = 0.0;
+  return true;
+}
+
+void Character::recoveringPreStep(double dt) {
+  // The display pose at the end of this step, followed by the kinematic, non-blocking limbs so
+  // that a cancel has continuous velocity samples.
+  transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_ + dt, settings_.transition,
+                 physicsLocals_);
+  localToModel(skeleton_, physicsLocals_, scratchModels_);
+  (void)ragdoll_->setAnimatedPose(time_ + dt, recoveryRoot_, scratchModels_, false, dt);
+}
+
+void Character::recoveringPostStep(double dt) {
+  recoveryTime_ += dt;
+  transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_, settings_.transition,
+                 display_);
+  displayRoot_ = recoveryRoot_;
+  blendWeight_ = transitionWeight(recoveryTime_, settings_.transition);
+  if (recoveryTime_ >= getUp_->clip.duration()) {
+    // Standing: animation owns every body again, blocking restored, capsule stays on.
+    ragdoll_->setBlocking(true);
+    state_ = CharacterState::Animated;
+    recoveries_.back().finished = true;
+    recoveryFinished_ = true;
+    event("recovered", format("stood up after %.2f s", recoveryTime_));
+  }
+}
+
+void Character::cancelRecovery(const char* why) {
+  if (state_ != CharacterState::Recovering) return;
+  // The limbs have followed the displayed skeleton every step: commit from it.
+  HandoffSettings settings = settings_.handoff;
+  settings.mode = HandoffMode::Inherit;
+  HandoffRecord record = ragdoll_->commit(settings);
+  if (record.committed) {
+    state_ = CharacterState::Ragdoll;
+    ragdollRoot_ = recoveryRoot_;
+    // The animation the ragdoll display blends from is the displayed get-up pose.
+    std::copy(display_.begin(), display_.end(), animLocals_.begin());
+    animRoot_ = recoveryRoot_;
+    timeSinceCommit_ = 0.0;
+    blendTime_ = 0.0;  // the bodies start from the displayed pose: nothing to blend
+    settle_.reset();
+    facing_.reset();
+    recoveries_.back().cancelled = true;
+    event("cancel", why);
+  } else {
+    event("refused", "cancel failed: " + record.failure);
+  }
+  handoffs_.push_back(std::move(record));
+}
+
+void Character::worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
+                                      std::span<Transform> out) {
+  localToModel(skeleton_, locals, scratchModels_);
+  for (size_t j = 0; j < out.size(); ++j) out[j] = root * scratchModels_[j];
+}
+
+}  // namespace handoff

@@ -1,0 +1,733 @@
+#include "handoff/handoff.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace handoff {
+
+const char* authorityName(Authority authority) {
+  switch (authority) {
+    case Authority::Animation:
+      return "animated";
+    case Authority::Physics:
+      return "ragdoll";
+    case Authority::Drive:
+      return "powered";
+  }
+  return "?";
+}
+
+const char* handoffModeName(HandoffMode mode) {
+  switch (mode) {
+    case HandoffMode::Inherit:
+      return "inherit";
+    case HandoffMode::ZeroVelocity:
+      return "naive_zero_velocity";
+    case HandoffMode::BindPose:
+      return "naive_bind_pose";
+  }
+  return "?";
+}
+
+std::string clampReasonText(std::uint8_t reasons) {
+  std::string text;
+  auto add = [&](const char* s) {
+    if (!text.empty()) text += ", ";
+    text += s;
+  };
+  if (reasons & kClampTeleport) add("teleport");
+  if (reasons & kClampLinearLimit) add("linear limit");
+  if (reasons & kClampAngularLimit) add("angular limit");
+  if (reasons & kClampNoHistory) add("no history");
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PoseHistory
+
+PoseHistory::PoseHistory(int bodyCount)
+    : bodyCount_(bodyCount),
+      bodies_(static_cast<size_t>(3 * std::max(bodyCount, 0))),
+      scratch_(static_cast<size_t>(2 * std::max(bodyCount, 0))) {}
+
+int PoseHistory::slot(int age) const {
+  assert(age >= 0 && age < count_ && "history sample out of range");
+  return (newest_ - age + 3) % 3;
+}
+
+double PoseHistory::time(int age) const { return times_[slot(age)]; }
+const Transform& PoseHistory::root(int age) const { return roots_[slot(age)]; }
+bool PoseHistory::teleport(int age) const { return teleports_[slot(age)]; }
+const Transform& PoseHistory::body(int age, int bodyIndex) const {
+  assert(bodyIndex >= 0 && bodyIndex < bodyCount_ && "body index out of range");
+  return bodies_[static_cast<size_t>(slot(age) * bodyCount_ + bodyIndex)];
+}
+
+Status PoseHistory::insertBeforeNewest(double time, const Transform& worldFromRoot,
+                                       std::span<const Transform> worldFromBodies) {
+  if (count_ < 1) return Error{"no sample to insert before"};
+  const double newest = times_[newest_];
+  const double older = count_ >= 2 ? this->time(1) : -std::numeric_limits<double>::infinity();
+  if (!std::isfinite(time) || !(time < newest) || !(time > older)) {
+    return Error{"a dense sample at " + std::to_string(time) + " s is not between the two newest samples"};
+  }
+  // Keep (older, newest), then rebuild as older -> inserted -> newest.
+  const bool haveOlder = count_ >= 2;
+  const double olderTime = haveOlder ? older : 0.0;
+  const Transform olderRoot = haveOlder ? root(1) : Transform{};
+  const bool olderTeleport = haveOlder && teleport(1);
+  const Transform newestRoot = root(0);
+  const bool newestTeleport = teleport(0);
+  const size_t n = static_cast<size_t>(bodyCount_);
+  for (size_t b = 0; b < n; ++b) {
+    scratch_[b] = haveOlder ? body(1, static_cast<int>(b)) : Transform{};
+    scratch_[n + b] = body(0, static_cast<int>(b));
+  }
+  const std::span<const Transform> olderBodies(scratch_.data(), n), newestBodies(scratch_.data() + n, n);
+  clear();
+  Status s;
+  if (haveOlder) s = push(olderTime, olderRoot, olderBodies, olderTeleport);
+  if (s) s = push(time, worldFromRoot, worldFromBodies, false);
+  if (s) s = push(newest, newestRoot, newestBodies, newestTeleport);
+  return s;
+}
+
+void PoseHistory::clear() {
+  count_ = 0;
+  newest_ = -1;
+}
+
+Status PoseHistory::push(double time, const Transform& worldFromRoot,
+                         std::span<const Transform> worldFromBodies, bool teleport) {
+  if (!std::isfinite(time)) return Error{"sample time is not finite"};
+  if (count_ > 0 && !(time > times_[newest_])) {
+    return Error{"sample time " + std::to_string(time) + " s does not advance past " +
+                 std::to_string(times_[newest_]) + " s (a zero or negative time step)"};
+  }
+  if (static_cast<int>(worldFromBodies.size()) != bodyCount_) {
+    return Error{"sample has " + std::to_string(worldFromBodies.size()) + " body poses, expected " +
+                 std::to_string(bodyCount_)};
+  }
+  if (!isFinite(worldFromRoot)) return Error{"root transform is not finite"};
+  for (int b = 0; b < bodyCount_; ++b) {
+    if (!isFinite(worldFromBodies[static_cast<size_t>(b)])) {
+      return Error{"body " + std::to_string(b) + " pose is not finite"};
+    }
+  }
+  newest_ = (newest_ + 1) % 3;
+  count_ = std::min(count_ + 1, 3);
+  times_[newest_] = time;
+  roots_[newest_] = worldFromRoot;
+  teleports_[newest_] = teleport;
+  std::copy(worldFromBodies.begin(), worldFromBodies.end(),
+            bodies_.begin() + static_cast<std::ptrdiff_t>(newest_ * bodyCount_));
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Velocity inheritance
+
+InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffSettings& settings,
+                                      std::span<Vec3> rawLinear, std::span<Vec3> rawAngular,
+                                      std::span<Vec3> linear, std::span<Vec3> angular,
+                                      std::span<std::uint8_t> clamps) {
+  const int n = history.bodyCount();
+  assert(static_cast<int>(rawLinear.size()) >= n && static_cast<int>(rawAngular.size()) >= n &&
+         static_cast<int>(linear.size()) >= n && static_cast<int>(angular.size()) >= n &&
+         static_cast<int>(clamps.size()) >= n && "output spans too short");
+  InheritedVelocities info;
+  std::uint8_t common = kClampNone;
+  int newer = 0;  // the pair (newer + 1, newer) is differenced
+  Quat carry{1.0, 0.0, 0.0, 0.0};
+  bool haveVelocity = history.size() >= 2;
+  if (haveVelocity) {
+    info.rootJump = glm::length(history.root(0).translation - history.root(1).translation);
+    info.teleportFlagged = history.teleport(0);
+    info.teleportDetected = info.rootJump > settings.teleportDistance;
+    if (info.teleportFlagged || info.teleportDetected) {
+      common |= kClampTeleport;
+      // The newest pair spans the jump: use the pair before it, carried through the root's
+      // rotation change, or nothing.
+      const bool olderPairUsable =
+          history.size() >= 3 && !history.teleport(1) &&
+          glm::length(history.root(1).translation - history.root(2).translation) <= settings.teleportDistance;
+      if (olderPairUsable) {
+        newer = 1;
+        carry = normalizeOrIdentity(history.root(0).rotation * glm::inverse(history.root(1).rotation));
+      } else {
+        haveVelocity = false;
+      }
+    }
+  } else {
+    common |= kClampNoHistory;
+  }
+  if (haveVelocity) info.sampleDt = history.time(newer) - history.time(newer + 1);
+
+  for (int b = 0; b < n; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    Vec3 v{0.0}, w{0.0};
+    if (haveVelocity) {
+      const Transform& p0 = history.body(newer + 1, b);
+      const Transform& p1 = history.body(newer, b);
+      v = carry * ((p1.translation - p0.translation) / info.sampleDt);
+      w = carry * angularVelocity(p0.rotation, p1.rotation, info.sampleDt).omega;
+    }
+    // Raw: the newest pair's difference, what a naive implementation would inherit (for a
+    // teleport, the jump that was rejected).
+    if (history.size() >= 2) {
+      const Transform& p0 = history.body(1, b);
+      const Transform& p1 = history.body(0, b);
+      const double dt = history.time(0) - history.time(1);
+      rawLinear[i] = (p1.translation - p0.translation) / dt;
+      rawAngular[i] = angularVelocity(p0.rotation, p1.rotation, dt).omega;
+    } else {
+      rawLinear[i] = Vec3{0.0};
+      rawAngular[i] = Vec3{0.0};
+    }
+    std::uint8_t reasons = common;
+    const double speed = glm::length(v);
+    if (speed > settings.maxLinearSpeed) {
+      v *= settings.maxLinearSpeed / speed;
+      reasons |= kClampLinearLimit;
+    }
+    const double spin = glm::length(w);
+    if (spin > settings.maxAngularSpeed) {
+      w *= settings.maxAngularSpeed / spin;
+      reasons |= kClampAngularLimit;
+    }
+    linear[i] = v;
+    angular[i] = w;
+    clamps[i] = reasons;
+  }
+  return info;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write-back and display blend
+
+void writeBackPose(const Skeleton& skeleton, const RagdollAsset& asset,
+                   std::span<const Transform> worldFromBodies, const Transform& worldFromRoot,
+                   std::span<const Transform> animatedLocals, std::span<const std::uint8_t> physicsMask,
+                   std::span<Transform> scratchModels, std::span<Transform> outLocals) {
+  const int n = skeleton.jointCount();
+  assert(static_cast<int>(animatedLocals.size()) >= n && static_cast<int>(scratchModels.size()) >= n &&
+         static_cast<int>(outLocals.size()) >= n && "pose spans too short");
+  assert((physicsMask.empty() || static_cast<int>(physicsMask.size()) >= n) && "mask too short");
+  const Transform rootFromWorld = worldFromRoot.inverse();
+  for (int j = 0; j < n; ++j) {
+    const size_t i = static_cast<size_t>(j);
+    const int parent = skeleton.parents[i];
+    const int b = asset.bodyForJoint(j);
+    const bool physics = b >= 0 && (physicsMask.empty() || physicsMask[i] != 0);
+    if (physics) {
+      // T_WB = T_WC * inverse(T_BC), then into root space.
+      const BodyDef& def = asset.bodies[static_cast<size_t>(b)];
+      scratchModels[i] = rootFromWorld * worldFromBodies[static_cast<size_t>(b)] * def.boneFromBody.inverse();
+    } else {
+      // Rides along: the animated local transform under the (possibly physical) parent.
+      scratchModels[i] = parent == kNoParent ? animatedLocals[i]
+                                             : scratchModels[static_cast<size_t>(parent)] * animatedLocals[i];
+    }
+  }
+  modelToLocal(skeleton, scratchModels, outLocals);
+}
+
+double displayBlendWeight(double timeSinceCommit, double blendTime) {
+  if (!(blendTime > 0.0)) return 1.0;
+  return std::clamp(timeSinceCommit / blendTime, 0.0, 1.0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ragdoll
+
+namespace {
+// The character capsule stands on the root's ground height under the pelvis (clips whose root
+// joint is the pelvis carry their root motion in it), turned with the root's yaw.
+Transform capsulePose(const RagdollAsset& asset, const Transform& worldFromRoot,
+                      const Transform& rootFromPelvis) {
+  const Vec3 pelvis = worldFromRoot.transformPoint(rootFromPelvis.translation);
+  const double bottom = worldFromRoot.translation.y;
+  return Transform{worldFromRoot.rotation,
+                   Vec3{pelvis.x, bottom + asset.capsule.radius + asset.capsule.halfHeight, pelvis.z}};
+}
+}  // namespace
+
+Ragdoll::Ragdoll(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset)
+    : world_(&world), asset_(std::move(asset)) {}
+
+Ragdoll::~Ragdoll() {
+  for (JointId j : joints_) world_->destroyJoint(j);
+  for (BodyId b : bodies_) world_->destroyBody(b);
+  if (capsule_.valid()) world_->destroyBody(capsule_);
+}
+
+Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
+                                                 std::shared_ptr<const RagdollAsset> asset,
+                                                 const Skeleton& skeleton, const Transform& worldFromRoot,
+                                                 std::span<const Transform> models) {
+  if (!asset) return Error{"no ragdoll asset"};
+  if (asset->bodies.empty()) return Error{"ragdoll asset has no bodies"};
+  if (!isFinite(worldFromRoot)) return Error{"root transform is not finite"};
+  std::unique_ptr<Ragdoll> r(new Ragdoll(world, asset));
+  const int bodyCount = static_cast<int>(asset->bodies.size());
+  for (const BodyDef& def : asset->bodies) {
+    if (def.joint < 0 || def.joint >= skeleton.jointCount()) {
+      return Error{"body '" + def.name + "' refers to joint " + std::to_string(def.joint) +
+                   ", not in the skeleton"};
+    }
+    r->jointCountNeeded_ = std::max(r->jointCountNeeded_, def.joint + 1);
+  }
+  if (static_cast<int>(models.size()) < r->jointCountNeeded_) {
+    return Error{"model pose has " + std::to_string(models.size()) + " joints, the asset needs " +
+                 std::to_string(r->jointCountNeeded_)};
+  }
+  std::vector<Transform> bindModels(static_cast<size_t>(skeleton.jointCount()));
+  localToModel(skeleton, skeleton.restLocal, bindModels);
+
+  r->bodies_.reserve(static_cast<size_t>(bodyCount));
+  r->jointsOfBody_.resize(static_cast<size_t>(bodyCount));
+  for (const BodyDef& def : asset->bodies) {
+    BodyDesc desc;
+    desc.shape = def.shape;
+    desc.motion = MotionType::Kinematic;
+    desc.mass = def.mass;
+    desc.inertia = def.inertia;
+    desc.worldFromBody = worldFromRoot * models[static_cast<size_t>(def.joint)] * def.boneFromBody;
+    desc.filter = def.filter;
+    desc.friction = def.friction;
+    desc.restitution = def.restitution;
+    desc.linearDamping = def.linearDamping;
+    desc.angularDamping = def.angularDamping;
+    Result<BodyId> id = world.createBody(desc);
+    if (!id) return Error{"body '" + def.name + "': " + id.error()};
+    r->bodies_.push_back(*id);
+    r->rootFromBodyBind_.push_back(bindModels[static_cast<size_t>(def.joint)] * def.boneFromBody);
+  }
+  r->joints_.reserve(asset->joints.size());
+  for (const JointDef& def : asset->joints) {
+    if (def.parentBody < 0 || def.parentBody >= bodyCount || def.childBody < 0 ||
+        def.childBody >= bodyCount) {
+      return Error{"joint '" + def.name + "' connects bodies that do not exist"};
+    }
+    JointDesc desc;
+    desc.bodyA = r->bodies_[static_cast<size_t>(def.parentBody)];
+    desc.bodyB = r->bodies_[static_cast<size_t>(def.childBody)];
+    desc.bodyAFromJoint = def.bodyAFromJoint;
+    desc.bodyBFromJoint = def.bodyBFromJoint;
+    desc.angularLower = def.preset.angularLower;
+    desc.angularUpper = def.preset.angularUpper;
+    desc.collideConnected = false;
+    Result<JointId> id = world.createJoint(desc);
+    if (!id) return Error{"joint '" + def.name + "': " + id.error()};
+    const int jointIndex = static_cast<int>(r->joints_.size());
+    r->joints_.push_back(*id);
+    r->jointsOfBody_[static_cast<size_t>(def.parentBody)].push_back(jointIndex);
+    r->jointsOfBody_[static_cast<size_t>(def.childBody)].push_back(jointIndex);
+  }
+  BodyDesc capsule;
+  capsule.shape.type = ShapeType::Capsule;
+  capsule.shape.radius = asset->capsule.radius;
+  capsule.shape.halfHeight = asset->capsule.halfHeight;
+  capsule.motion = MotionType::Kinematic;
+  capsule.mass = asset->totalMass;
+  capsule.worldFromBody =
+      capsulePose(*asset, worldFromRoot, models[static_cast<size_t>(asset->bodies[0].joint)]);
+  capsule.filter = {layers::kCapsule, layers::kStatic | layers::kCapsule | layers::kDebris};
+  capsule.enableContinuousCollision = false;
+  Result<BodyId> capsuleId = world.createBody(capsule);
+  if (!capsuleId) return Error{"character capsule: " + capsuleId.error()};
+  r->capsule_ = *capsuleId;
+
+  r->authority_.assign(static_cast<size_t>(bodyCount), Authority::Animation);
+  r->history_ = PoseHistory(bodyCount);
+  r->scratchPoses_.resize(static_cast<size_t>(bodyCount));
+  r->rawLinear_.resize(static_cast<size_t>(bodyCount));
+  r->rawAngular_.resize(static_cast<size_t>(bodyCount));
+  r->linear_.resize(static_cast<size_t>(bodyCount));
+  r->angular_.resize(static_cast<size_t>(bodyCount));
+  r->clamps_.resize(static_cast<size_t>(bodyCount));
+  for (const JointDef& def : asset->joints) {
+    r->lower_.push_back(def.preset.angularLower);
+    r->upper_.push_back(def.preset.angularUpper);
+  }
+  for (int a = 0; a < bodyCount; ++a) {
+    for (int b = a + 1; b < bodyCount; ++b) {
+      bool adjacent = false;
+      for (const JointDef& def : asset->joints) {
+        adjacent = adjacent || (def.parentBody == a && def.childBody == b) ||
+                   (def.parentBody == b && def.childBody == a);
+      }
+      if (!adjacent) r->nonAdjacentPairs_.emplace_back(a, b);
+    }
+  }
+  r->suspended_.assign(r->nonAdjacentPairs_.size(), 0);
+  r->worldFromRoot_ = worldFromRoot;
+  return r;
+}
+
+Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
+                                std::span<const Transform> models, bool teleport, double dt) {
+  if (!(dt > 0.0) || !std::isfinite(dt)) return Error{"time step must be positive and finite"};
+  if (static_cast<int>(models.size()) < jointCountNeeded_) {
+    return Error{"model pose has " + std::to_string(models.size()) + " joints, the ragdoll needs " +
+                 std::to_string(jointCountNeeded_)};
+  }
+  if (!isFinite(worldFromRoot)) return Error{"root transform is not finite"};
+  for (int b = 0; b < bodyCount(); ++b) {
+    const BodyDef& def = asset_->bodies[static_cast<size_t>(b)];
+    const Transform& model = models[static_cast<size_t>(def.joint)];
+    if (!isFinite(model)) return Error{"bone '" + def.name + "' pose is not finite"};
+    scratchPoses_[static_cast<size_t>(b)] = worldFromRoot * model * def.boneFromBody;
+  }
+  const bool jump = teleport || teleportNext_;
+  if (Status s = history_.push(time, worldFromRoot, scratchPoses_, jump); !s) return s;
+  teleportNext_ = false;
+  for (int b = 0; b < bodyCount(); ++b) {
+    if (authority_[static_cast<size_t>(b)] != Authority::Animation) continue;
+    if (jump) {
+      world_->setTransform(bodies_[static_cast<size_t>(b)], scratchPoses_[static_cast<size_t>(b)]);
+    } else {
+      world_->moveKinematic(bodies_[static_cast<size_t>(b)], scratchPoses_[static_cast<size_t>(b)], dt);
+    }
+  }
+  if (jump) {
+    for (JointId j : joints_) world_->resetWarmStart(j);
+    world_->setTransform(
+        capsule_, capsulePose(*asset_, worldFromRoot, models[static_cast<size_t>(asset_->bodies[0].joint)]));
+  } else {
+    world_->moveKinematic(
+        capsule_, capsulePose(*asset_, worldFromRoot, models[static_cast<size_t>(asset_->bodies[0].joint)]),
+        dt);
+  }
+  worldFromRoot_ = worldFromRoot;
+  return {};
+}
+
+HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
+  HandoffRecord record;
+  record.mode = settings.mode;
+  const int n = bodyCount();
+  record.bodies.resize(static_cast<size_t>(n));
+  for (int b = 0; b < n; ++b)
+    record.bodies[static_cast<size_t>(b)].name = asset_->bodies[static_cast<size_t>(b)].name;
+  if (history_.size() < 1) {
+    record.failure = "no animated pose has been set yet";
+    return record;
+  }
+  for (int b = 0; b < n; ++b) {
+    if (authority_[static_cast<size_t>(b)] != Authority::Animation) {
+      record.failure = "body '" + asset_->bodies[static_cast<size_t>(b)].name +
+                       "' is not animated (already " + authorityName(authority_[static_cast<size_t>(b)]) +
+                       ")";
+      return record;
+    }
+  }
+  record.time = history_.time(0);
+  const InheritedVelocities info =
+      inheritVelocities(history_, settings, rawLinear_, rawAngular_, linear_, angular_, clamps_);
+  record.teleportFlagged = info.teleportFlagged;
+  record.teleportDetected = info.teleportDetected;
+  record.rootJump = info.rootJump;
+  record.sampleDt = info.sampleDt;
+
+  // 1. Freeze the target pose and velocities, and check all of it before touching the engine.
+  for (int b = 0; b < n; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    BodyHandoff& out = record.bodies[i];
+    out.rawLinearVelocity = rawLinear_[i];
+    out.rawAngularVelocity = rawAngular_[i];
+    out.clamps = clamps_[i];
+    out.teleport = (clamps_[i] & kClampTeleport) != 0;
+    switch (settings.mode) {
+      case HandoffMode::Inherit:
+        scratchPoses_[i] = history_.body(0, b);
+        out.linearVelocity = linear_[i];
+        out.angularVelocity = angular_[i];
+        break;
+      case HandoffMode::ZeroVelocity:
+        scratchPoses_[i] = history_.body(0, b);
+        break;
+      case HandoffMode::BindPose:
+        scratchPoses_[i] = history_.root(0) * rootFromBodyBind_[i];
+        break;
+    }
+    if (!isFinite(scratchPoses_[i]) || !isFinite(out.linearVelocity) || !isFinite(out.angularVelocity)) {
+      record.failure = "body '" + out.name + "' cannot be initialised: its pose or velocity is not finite";
+      return record;
+    }
+    if (!bodies_[i].valid()) {
+      record.failure = "body '" + out.name + "' has no engine body";
+      return record;
+    }
+  }
+  for (size_t j = 0; j < joints_.size(); ++j) {
+    if (!joints_[j].valid()) {
+      record.failure = "joint '" + asset_->joints[j].name + "' has no engine joint";
+      return record;
+    }
+  }
+
+  // 2. One write phase: poses (snapped where the engine disagrees), velocities, filters; then all
+  //    bodies dynamic together, joint warm starts cleared, the capsule off.
+  for (int b = 0; b < n; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    BodyHandoff& out = record.bodies[i];
+    const BodyId id = bodies_[i];
+    out.poseBefore = world_->transform(id);
+    const Transform& target = scratchPoses_[i];
+    if (glm::length(out.poseBefore.translation - target.translation) > settings.poseTolerance ||
+        angleBetween(out.poseBefore.rotation, target.rotation) > settings.angleTolerance) {
+      world_->setTransform(id, target);
+      out.snapped = true;
+    }
+    world_->setCollisionFilter(id, asset_->bodies[i].filter);
+    world_->setLinearVelocity(id, out.linearVelocity);
+    world_->setAngularVelocity(id, out.angularVelocity);
+  }
+  setJointsForPose(record);
+  for (int b = 0; b < n; ++b) {
+    world_->setMotionType(bodies_[static_cast<size_t>(b)], MotionType::Dynamic);
+    authority_[static_cast<size_t>(b)] = Authority::Physics;
+  }
+  for (int b = 0; b < n; ++b) {
+    // Velocities again after the switch: an engine may clear them when mass properties change.
+    world_->setLinearVelocity(bodies_[static_cast<size_t>(b)],
+                              record.bodies[static_cast<size_t>(b)].linearVelocity);
+    world_->setAngularVelocity(bodies_[static_cast<size_t>(b)],
+                               record.bodies[static_cast<size_t>(b)].angularVelocity);
+  }
+  for (JointId j : joints_) world_->resetWarmStart(j);
+  world_->setEnabled(capsule_, false);
+  for (int b = 0; b < n; ++b) {
+    record.bodies[static_cast<size_t>(b)].poseAfter = world_->transform(bodies_[static_cast<size_t>(b)]);
+  }
+  record.committed = true;
+  return record;
+}
+
+Status Ragdoll::addDenseSample(double time, const Transform& worldFromRoot,
+                               std::span<const Transform> models) {
+  if (static_cast<int>(models.size()) < jointCountNeeded_) return Error{"the model pose has too few joints"};
+  if (!isFinite(worldFromRoot)) return Error{"root transform is not finite"};
+  for (int b = 0; b < bodyCount(); ++b) {
+    const BodyDef& def = asset_->bodies[static_cast<size_t>(b)];
+    const Transform& model = models[static_cast<size_t>(def.joint)];
+    if (!isFinite(model)) return Error{"bone '" + def.name + "' pose is not finite"};
+    scratchPoses_[static_cast<size_t>(b)] = worldFromRoot * model * def.boneFromBody;
+  }
+  return history_.insertBeforeNewest(time, worldFromRoot, scratchPoses_);
+}
+
+HandoffRecord Ragdoll::commitAt(const HandoffSettings& settings, double time, const Transform& worldFromRoot,
+                                std::span<const Transform> models, bool teleport) {
+  auto fail = [&](std::string why) {
+    HandoffRecord record;
+    record.mode = settings.mode;
+    record.time = time;
+    record.failure = std::move(why);
+    record.bodies.resize(asset_->bodies.size());
+    for (size_t b = 0; b < asset_->bodies.size(); ++b) record.bodies[b].name = asset_->bodies[b].name;
+    return record;
+  };
+  if (static_cast<int>(models.size()) < jointCountNeeded_) return fail("the model pose has too few joints");
+  if (!isFinite(worldFromRoot)) return fail("the root transform is not finite");
+  for (const BodyDef& def : asset_->bodies) {
+    if (!isFinite(models[static_cast<size_t>(def.joint)])) {
+      return fail("body '" + def.name + "' cannot be initialised: bone '" + def.name +
+                  "' pose is not finite");
+    }
+  }
+  if (history_.size() == 0 || time > history_.time(0)) {
+    for (int b = 0; b < bodyCount(); ++b) {
+      const BodyDef& def = asset_->bodies[static_cast<size_t>(b)];
+      scratchPoses_[static_cast<size_t>(b)] =
+          worldFromRoot * models[static_cast<size_t>(def.joint)] * def.boneFromBody;
+    }
+    if (Status s = history_.push(time, worldFromRoot, scratchPoses_, teleport || teleportNext_); !s) {
+      return fail(s.error());
+    }
+    teleportNext_ = false;
+    worldFromRoot_ = worldFromRoot;
+  }
+  return commit(settings);
+}
+
+namespace {
+constexpr double kLimitMargin = 0.02;             // [rad] room kept around an out-of-limit angle
+constexpr double kContactMargin = 0.005;          // [m] pairs closer than this at the commit are suspended
+constexpr double kContactLookAhead = 1.0 / 60.0;  // [s] ... or that their speeds close within a frame
+constexpr double kBulletMiddleAxisMax = kPi / 2 - 1e-3;  // Euler Y must stay inside +-pi/2
+}  // namespace
+
+void Ragdoll::setJointsForPose(HandoffRecord& record) {
+  record.joints.resize(joints_.size());
+  for (size_t j = 0; j < joints_.size(); ++j) {
+    const JointDef& def = asset_->joints[j];
+    JointHandoff& out = record.joints[j];
+    out.name = def.name;
+    const Transform& worldFromA = scratchPoses_[static_cast<size_t>(def.parentBody)];
+    const Transform worldFromJointB = scratchPoses_[static_cast<size_t>(def.childBody)] * def.bodyBFromJoint;
+    // Anchor: where the child joint is now, in the parent body (rotation of the frame kept, so
+    // the limits keep their meaning).
+    Transform aFromJoint = def.bodyAFromJoint;
+    aFromJoint.translation = worldFromA.inverse().transformPoint(worldFromJointB.translation);
+    out.anchorGap = glm::length(aFromJoint.translation - def.bodyAFromJoint.translation);
+    world_->setJointFrames(joints_[j], aFromJoint, def.bodyBFromJoint);
+    // Limits: the committed pose must be inside them, or the solver pops it back.
+    out.angles =
+        jointAngles(glm::inverse(worldFromA.rotation * aFromJoint.rotation) * worldFromJointB.rotation);
+    const Vec3& lo = def.preset.angularLower;
+    const Vec3& hi = def.preset.angularUpper;
+    // Joint-frame relative angular velocity: a joint moving toward a limit it sits next to gets
+    // the room one frame of that motion needs (a knee extending to straight in a run).
+    const Vec3 relativeOmega = glm::inverse(worldFromA.rotation * aFromJoint.rotation) *
+                               (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
+                                record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
+    for (int axis = 0; axis < 3; ++axis) {
+      const double a = out.angles[axis];
+      const double margin = kLimitMargin + kContactLookAhead * std::abs(relativeOmega[axis]);
+      if (lo[axis] == hi[axis]) {
+        out.lower[axis] = out.upper[axis] = a;  // locked where the animation holds it
+        if (std::abs(a - lo[axis]) > 1e-6) out.lockedOffAxes |= static_cast<std::uint8_t>(1u << axis);
+      } else if (lo[axis] > hi[axis]) {
+        out.lower[axis] = lo[axis];  // free axis
+        out.upper[axis] = hi[axis];
+      } else {
+        out.lower[axis] = std::min(lo[axis], a - margin);
+        out.upper[axis] = std::max(hi[axis], a + margin);
+        if (out.lower[axis] != lo[axis] || out.upper[axis] != hi[axis]) {
+          out.widenedAxes |= static_cast<std::uint8_t>(1u << axis);
+        }
+      }
+    }
+    if (lo.y <= hi.y) {
+      out.lower.y = std::max(out.lower.y, -kBulletMiddleAxisMax);
+      out.upper.y = std::min(out.upper.y, kBulletMiddleAxisMax);
+    }
+    lower_[j] = out.lower;
+    upper_[j] = out.upper;
+    world_->setJointLimits(joints_[j], out.lower, out.upper);
+  }
+  // Non-adjacent bodies touching in the committed pose (an arm against the chest, the thighs):
+  // colliding would push them apart in the first step. Their collision waits until they separate.
+  suspendedCount_ = 0;
+  for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
+    const auto [a, b] = nonAdjacentPairs_[p];
+    const double d = shapeSurfaceDistance(
+        asset_->bodies[static_cast<size_t>(a)].shape, scratchPoses_[static_cast<size_t>(a)],
+        asset_->bodies[static_cast<size_t>(b)].shape, scratchPoses_[static_cast<size_t>(b)]);
+    // Touching, or closing faster than one frame can resolve without a push.
+    const double reach =
+        kContactMargin +
+        kContactLookAhead * (glm::length(record.bodies[static_cast<size_t>(a)].linearVelocity) +
+                             glm::length(record.bodies[static_cast<size_t>(b)].linearVelocity));
+    const bool touch = d < reach;
+    if (touch != (suspended_[p] != 0)) {
+      world_->setPairCollision(bodies_[static_cast<size_t>(a)], bodies_[static_cast<size_t>(b)], !touch);
+    }
+    suspended_[p] = touch ? 1 : 0;
+    suspendedCount_ += touch ? 1 : 0;
+  }
+  record.suspendedPairs = suspendedCount_;
+}
+
+void Ragdoll::updateLimits() {
+  if (suspendedCount_ > 0) {
+    for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
+      if (!suspended_[p]) continue;
+      const auto [a, b] = nonAdjacentPairs_[p];
+      const double d = shapeSurfaceDistance(
+          asset_->bodies[static_cast<size_t>(a)].shape, world_->transform(bodies_[static_cast<size_t>(a)]),
+          asset_->bodies[static_cast<size_t>(b)].shape, world_->transform(bodies_[static_cast<size_t>(b)]));
+      const double reach =
+          kContactMargin +
+          kContactLookAhead * (glm::length(world_->linearVelocity(bodies_[static_cast<size_t>(a)])) +
+                               glm::length(world_->linearVelocity(bodies_[static_cast<size_t>(b)])));
+      if (d > reach) {
+        world_->setPairCollision(bodies_[static_cast<size_t>(a)], bodies_[static_cast<size_t>(b)], true);
+        suspended_[p] = 0;
+        --suspendedCount_;
+      }
+    }
+  }
+  for (size_t j = 0; j < joints_.size(); ++j) {
+    const JointPreset& preset = asset_->joints[j].preset;
+    Vec3 lower = lower_[j], upper = upper_[j];
+    bool changed = false;
+    bool needAngles = false;
+    for (int axis = 0; axis < 3; ++axis) {
+      const bool open = preset.angularLower[axis] < preset.angularUpper[axis];
+      if (open && (lower[axis] < preset.angularLower[axis] || upper[axis] > preset.angularUpper[axis])) {
+        needAngles = true;
+      }
+    }
+    if (!needAngles) continue;
+    const Vec3 angles = jointAngles(world_->jointRelativeRotation(joints_[j]));
+    for (int axis = 0; axis < 3; ++axis) {
+      if (!(preset.angularLower[axis] < preset.angularUpper[axis])) continue;
+      // Tighten toward the asset's limit, never past the current angle.
+      const double newLower =
+          std::max(lower[axis], std::min(preset.angularLower[axis], angles[axis] - kLimitMargin));
+      const double newUpper =
+          std::min(upper[axis], std::max(preset.angularUpper[axis], angles[axis] + kLimitMargin));
+      if (newLower != lower[axis] || newUpper != upper[axis]) changed = true;
+      lower[axis] = newLower;
+      upper[axis] = newUpper;
+    }
+    if (changed) {
+      lower_[j] = lower;
+      upper_[j] = upper;
+      world_->setJointLimits(joints_[j], lower, upper);
+    }
+  }
+}
+
+void Ragdoll::recordFirstStep(HandoffRecord& record) const {
+  if (!record.committed) return;
+  for (int b = 0; b < bodyCount() && b < static_cast<int>(record.bodies.size()); ++b) {
+    BodyHandoff& out = record.bodies[static_cast<size_t>(b)];
+    const BodyId id = bodies_[static_cast<size_t>(b)];
+    out.poseAfterFirstStep = world_->transform(id);
+    out.linearVelocityAfterFirstStep = world_->linearVelocity(id);
+    out.angularVelocityAfterFirstStep = world_->angularVelocity(id);
+    out.firstStepRecorded = true;
+  }
+}
+
+void Ragdoll::readBodyPoses(std::span<Transform> worldFromBodies) const {
+  assert(static_cast<int>(worldFromBodies.size()) >= bodyCount() && "output span too short");
+  for (int b = 0; b < bodyCount(); ++b) {
+    worldFromBodies[static_cast<size_t>(b)] = world_->transform(bodies_[static_cast<size_t>(b)]);
+  }
+}
+
+double Ragdoll::maxJointSeparation() const {
+  double worst = 0.0;
+  for (JointId j : joints_) worst = std::max(worst, world_->jointAnchorSeparation(j));
+  return worst;
+}
+
+void Ragdoll::makeAnimated(bool blocking) {
+  for (int b = 0; b < bodyCount(); ++b) {
+    world_->setMotionType(bodies_[static_cast<size_t>(b)], MotionType::Kinematic);
+    world_->setLinearVelocity(bodies_[static_cast<size_t>(b)], Vec3{0.0});
+    world_->setAngularVelocity(bodies_[static_cast<size_t>(b)], Vec3{0.0});
+    authority_[static_cast<size_t>(b)] = Authority::Animation;
+  }
+  setBlocking(blocking);
+  world_->setEnabled(capsule_, true);
+  history_.clear();
+  teleportNext_ = true;
+}
+
+void Ragdoll::setBlocking(bool blocking) {
+  for (int b = 0; b < bodyCount(); ++b) {
+    const CollisionFilter filter =
+        blocking ? asset_->bodies[static_cast<size_t>(b)].filter : CollisionFilter{layers::kRagdoll, 0u};
+    world_->setCollisionFilter(bodies_[static_cast<size_t>(b)], filter);
+  }
+}
+
+}  // namespace handoff

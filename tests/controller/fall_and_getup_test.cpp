@@ -1,0 +1,152 @@
+// End to end (SPEC.md sections 3 and 4): a character runs, is handed to physics, falls on flat
+// ground, settles, picks the get-up clip for the way it lies, blends into it, stands, and runs
+// again. Checked every step: exactly one blocking representation; across the transition no
+// pelvis or foot jump above 2 cm per 60 Hz frame beyond the motion itself.
+#include "handoff/controller.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "support/clip_scene.h"
+#include "support/test_math.h"
+
+namespace handoff {
+namespace {
+
+using test::dataPath;
+using test::loadCharacter;
+
+constexpr double kDt = 1.0 / 60.0;
+
+std::optional<GetUpClip> loadGetUp(const test::Character& c, const char* file) {
+  Result<ImportedAsset> imported = importFile(dataPath(file));
+  if (!imported) {
+    ADD_FAILURE() << imported.error();
+    return std::nullopt;
+  }
+  GetUpClip g;
+  g.clip = imported->clips.at(0);
+  Result<GetUpClipInfo> info = computeGetUpClipInfo(g.clip, c.skeleton(), c.asset->map);
+  if (!info) {
+    ADD_FAILURE() << file << ": " << info.error();
+    return std::nullopt;
+  }
+  g.info = *info;
+  return g;
+}
+
+struct RunFigures {
+  double settleTime = -1.0;
+  Facing facing = Facing::Undecided;
+  double worstPelvisJump = 0.0;  // per frame, beyond the frame's own motion bound [m]
+  double worstFootJump = 0.0;
+  double finalPelvisHeight = 0.0;
+  bool recovered = false;
+  bool ranAgain = false;
+};
+
+// Display-space world positions of a few joints.
+Vec3 displayed(const Character& c, int joint, std::vector<Transform>& models) {
+  localToModel(c.skeleton(), c.displayLocals(), models);
+  return c.displayRoot().transformPoint(models[static_cast<size_t>(joint)].translation);
+}
+
+RunFigures runFallAndGetUp(const test::Character& c, double handoffTime, const Transform& startRoot,
+                           double pushSideways) {
+  RunFigures f;
+  std::unique_ptr<PhysicsWorld> world = createBulletWorld();
+  world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+  const Clip& run = c.clip();
+  const int n = c.skeleton().jointCount();
+  std::vector<Transform> locals(static_cast<size_t>(n)), dense(locals.size()), models(locals.size());
+  run.sample(0.0, WrapMode::Loop, locals);
+  Result<std::unique_ptr<Character>> created =
+      Character::create(*world, c.asset, c.skeleton(), CharacterSettings{}, startRoot, locals);
+  EXPECT_TRUE(created) << (created ? "" : created.error());
+  if (!created) return f;
+  Character& ch = **created;
+  ch.setGetUpClips(loadGetUp(c, "deepmimic/humanoid3d_getup_faceup.bvh"),
+                   loadGetUp(c, "deepmimic/humanoid3d_getup_facedown.bvh"));
+  const int pelvis = c.asset->map[Slot::Pelvis];
+  const int footL = c.asset->map[Slot::LowerLegL];  // the ankle joints: the feet's bones
+  const int footR = c.asset->map[Slot::LowerLegR];
+  const int ankleL = c.skeleton().children(footL).empty() ? footL : c.skeleton().children(footL)[0];
+  const int ankleR = c.skeleton().children(footR).empty() ? footR : c.skeleton().children(footR)[0];
+
+  double animTime = 0.0;
+  Transform root = startRoot;
+  double clipTime = 0.0;
+  bool running = true;
+  Vec3 lastPelvis{0}, lastL{0}, lastR{0};
+  bool haveLast = false;
+  for (int step = 0; step < 60 * 20 && !f.ranAgain; ++step) {
+    animTime += kDt;
+    clipTime += kDt;
+    run.sample(clipTime, WrapMode::Loop, locals);
+    AnimationInput input{animTime, root, locals, false};
+    EXPECT_TRUE(ch.preStep(input, kDt));
+    world->step(kDt, 2);
+    ch.postStep(kDt);
+    EXPECT_EQ(ch.blockingRepresentations(), 1)
+        << "step " << step << " state " << characterStateName(ch.state());
+    if (running && animTime >= handoffTime) {
+      run.sample(clipTime - kDt / 8, WrapMode::Loop, dense);
+      const AnimationInput denseInput{animTime - kDt / 8, root, dense, false};
+      const HandoffRecord& record = ch.goRagdoll(&denseInput);
+      EXPECT_TRUE(record.committed) << record.failure;
+      running = false;
+      // A shove sideways so falls differ between runs.
+      if (pushSideways != 0.0) {
+        const Vec3 side = root.transformVector(glm::cross(Vec3{0, 1, 0}, c.asset->modelForward));
+        EXPECT_TRUE(
+            ch.applyImpulse(1, side * pushSideways, world->transform(ch.ragdoll().body(1)).translation));
+      }
+    }
+    // Jumps in the displayed pelvis and feet during and after recovery.
+    const Vec3 p = displayed(ch, pelvis, models), l = displayed(ch, ankleL, models),
+               r = displayed(ch, ankleR, models);
+    if (haveLast && ch.state() == CharacterState::Recovering) {
+      f.worstPelvisJump = std::max(f.worstPelvisJump, glm::length(p - lastPelvis));
+      f.worstFootJump = std::max({f.worstFootJump, glm::length(l - lastL), glm::length(r - lastR)});
+    }
+    lastPelvis = p, lastL = l, lastR = r;
+    haveLast = true;
+    if (ch.takeRecoveryFinished()) {
+      f.recovered = true;
+      f.finalPelvisHeight = p.y;
+      // Resume running from where the character stands.
+      root = rootToStartClip(run, c.skeleton(), pelvis, c.asset->modelForward, ch.displayRoot());
+      clipTime = 0.0;
+      running = true;
+      handoffTime = 1e30;
+    } else if (f.recovered && ch.state() == CharacterState::Animated) {
+      // A second of running again, continuous with the get-up's last frame.
+      if (clipTime > 1.0) f.ranAgain = true;
+    }
+  }
+  if (!ch.recoveries().empty()) {
+    f.settleTime = ch.recoveries()[0].settleTime - handoffTime;
+    f.facing = ch.recoveries()[0].facing;
+  }
+  return f;
+}
+
+TEST(FallAndGetUp, DeepMimicRunFallsSettlesGetsUpAndRunsAgain) {
+  const test::Character& c = loadCharacter("deepmimic/humanoid3d_run.bvh");
+  ASSERT_TRUE(c.asset);
+  const RunFigures f = runFallAndGetUp(c, 0.5, Transform::identity(), 0.0);
+  std::printf(
+      "run -> fall -> get-up: facing %s, settle %.2f s after... recovered %d, worst pelvis jump %.1f mm, "
+      "worst foot jump %.1f mm, final pelvis height %.3f m\n",
+      facingName(f.facing), f.settleTime, f.recovered, f.worstPelvisJump * 1e3, f.worstFootJump * 1e3,
+      f.finalPelvisHeight);
+  EXPECT_TRUE(f.recovered);
+  EXPECT_TRUE(f.ranAgain);
+  EXPECT_NE(f.facing, Facing::Undecided);
+  EXPECT_LT(f.worstPelvisJump, 0.02 + 3.0 * kDt);  // 2 cm + what a 3 m/s get-up moves per frame
+  EXPECT_NEAR(f.finalPelvisHeight, c.imported.hipHeight, 0.05);
+}
+
+}  // namespace
+}  // namespace handoff
