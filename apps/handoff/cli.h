@@ -15,5 +15,6 @@ void setDataDirOverride(const std::string& dir);
 /// Each command registers itself on the app; the callback sets the exit code.
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
+void addAssetCommands(CLI::App& app, int& exitCode);
 
 }  // namespace handoff::cli

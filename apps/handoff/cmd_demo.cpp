@@ -14,8 +14,9 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--out", *out, "output folder");
   cmd->callback([out, &exitCode] {
     const std::filesystem::path data = dataDir();
-    const char* clips[] = {"humanoid3d_run.bvh",   "humanoid3d_jump.bvh",          "humanoid3d_spin.bvh",
-                           "humanoid3d_dance_spin.bvh", "humanoid3d_backflip.bvh", "humanoid3d_getup_faceup.bvh",
+    const char* clips[] = {"humanoid3d_run.bvh",           "humanoid3d_jump.bvh",
+                           "humanoid3d_spin.bvh",          "humanoid3d_dance_spin.bvh",
+                           "humanoid3d_backflip.bvh",      "humanoid3d_getup_faceup.bvh",
                            "humanoid3d_getup_facedown.bvh"};
     std::printf("handoff demo: default character (DeepMimic humanoid) from %s\n", data.string().c_str());
     for (const char* name : clips) {
@@ -27,8 +28,9 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
         return;
       }
       const Clip& c = imported->clips.at(0);
-      std::printf("  %-32s %2d joints %4d frames %6.1f Hz %6.2f s  hip %.2f m\n", name, imported->skeleton.jointCount(),
-                  c.frameCount, c.frameRate, c.duration(), imported->hipHeight);
+      std::printf("  %-32s %2d joints %4d frames %6.1f Hz %6.2f s  hip %.2f m\n", name,
+                  imported->skeleton.jointCount(), c.frameCount, c.frameRate, c.duration(),
+                  imported->hipHeight);
     }
     std::filesystem::create_directories(*out);
   });

@@ -43,12 +43,16 @@ void addInspectCommand(CLI::App& app, int& exitCode) {
       for (int i = 0; i < s.jointCount(); ++i) {
         const int p = s.parents[static_cast<size_t>(i)];
         joints.push_back({{"name", s.jointNames[static_cast<size_t>(i)]},
-                          {"parent", p == kNoParent ? nlohmann::json(nullptr) : nlohmann::json(s.jointNames[static_cast<size_t>(p)])}});
+                          {"parent", p == kNoParent ? nlohmann::json(nullptr)
+                                                    : nlohmann::json(s.jointNames[static_cast<size_t>(p)])}});
       }
       j["joints"] = joints;
       nlohmann::json clips = nlohmann::json::array();
       for (const Clip& c : a.clips) {
-        clips.push_back({{"name", c.name}, {"frame_count", c.frameCount}, {"frame_rate", c.frameRate}, {"duration", c.duration()}});
+        clips.push_back({{"name", c.name},
+                         {"frame_count", c.frameCount},
+                         {"frame_rate", c.frameRate},
+                         {"duration", c.duration()}});
       }
       j["clips"] = clips;
       j["frame_count"] = a.clips.empty() ? 0 : a.clips[0].frameCount;
@@ -60,17 +64,20 @@ void addInspectCommand(CLI::App& app, int& exitCode) {
       return;
     }
     std::printf("%s\n", args->file.c_str());
-    std::printf("  unit scale      %.6g m per unit (%s)\n", a.unitScale, a.unitScaleDetected ? "auto-detected" : "given");
+    std::printf("  unit scale      %.6g m per unit (%s)\n", a.unitScale,
+                a.unitScaleDetected ? "auto-detected" : "given");
     std::printf("  hip height      %.3f m (bind pose)\n", a.hipHeight);
     std::printf("  joints          %d\n", s.jointCount());
     for (int i = 0; i < s.jointCount(); ++i) {
       int depth = 0;
-      for (int p = s.parents[static_cast<size_t>(i)]; p != kNoParent; p = s.parents[static_cast<size_t>(p)]) ++depth;
+      for (int p = s.parents[static_cast<size_t>(i)]; p != kNoParent; p = s.parents[static_cast<size_t>(p)])
+        ++depth;
       std::printf("    %3d %*s%s\n", i, depth * 2, "", s.jointNames[static_cast<size_t>(i)].c_str());
     }
     std::printf("  clips           %zu\n", a.clips.size());
     for (const Clip& c : a.clips) {
-      std::printf("    %-28s %6d frames  %8.3f Hz  %8.3f s\n", c.name.c_str(), c.frameCount, c.frameRate, c.duration());
+      std::printf("    %-28s %6d frames  %8.3f Hz  %8.3f s\n", c.name.c_str(), c.frameCount, c.frameRate,
+                  c.duration());
     }
     std::printf("  skinned meshes  %zu\n", a.meshes.size());
     for (const std::string& w : a.warnings) std::printf("  warning: %s\n", w.c_str());

@@ -26,11 +26,13 @@ int main(int argc, char** argv) {
   CLI::App app{"handoff: animation <-> ragdoll handoff without pops, explosions or lost momentum"};
   app.require_subcommand(1);
   std::string data;
-  app.add_option("--data", data, "folder with the shipped characters and clips")->check(CLI::ExistingDirectory);
+  app.add_option("--data", data, "folder with the shipped characters and clips")
+      ->check(CLI::ExistingDirectory);
   app.parse_complete_callback([&] { handoff::cli::setDataDirOverride(data); });
   int exitCode = 0;
   handoff::cli::addInspectCommand(app, exitCode);
   handoff::cli::addDemoCommand(app, exitCode);
+  handoff::cli::addAssetCommands(app, exitCode);
   CLI11_PARSE(app, argc, argv);
   return exitCode;
 }

@@ -1,0 +1,151 @@
+// handoff build-asset <skeleton file> [--map map.json] [--mass 70] -o asset.json
+// handoff validate <asset.json> [--skeleton file]
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli.h"
+#include "handoff/asset.h"
+#include "handoff/import.h"
+
+namespace handoff::cli {
+namespace {
+
+bool readText(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  text = s.str();
+  return true;
+}
+
+void printFindings(const std::vector<Finding>& findings, bool verbose) {
+  for (const Finding& f : findings) {
+    if (!verbose && f.severity == Finding::Severity::Info) continue;
+    std::printf("  %s\n", formatFinding(f).c_str());
+  }
+}
+
+}  // namespace
+
+void addAssetCommands(CLI::App& app, int& exitCode) {
+  struct BuildArgs {
+    std::string skeleton, map, overrides, out;
+    double mass = 70.0;
+    double scale = 0.0;
+    bool noStabilize = false;
+    bool verbose = false;
+  };
+  auto build = std::make_shared<BuildArgs>();
+  CLI::App* b = app.add_subcommand("build-asset", "build a ragdoll asset (JSON) for a skeleton file");
+  b->add_option("skeleton", build->skeleton, "BVH, glTF/GLB, FBX or COLLADA file")->required();
+  b->add_option("-o,--out", build->out, "asset file to write")->required();
+  b->add_option("--map", build->map, "explicit humanoid map (JSON: slot -> bone name)");
+  b->add_option("--overrides", build->overrides, "per-group / per-bone joint overrides (JSON)");
+  b->add_option("--mass", build->mass, "total mass [kg]")->check(CLI::PositiveNumber);
+  b->add_option("--scale", build->scale, "metres per file unit (default: auto-detect)");
+  b->add_flag("--no-stabilize", build->noStabilize, "keep anatomical masses (no Jolt-style stabilization)");
+  b->add_flag("-v,--verbose", build->verbose, "also print informational findings");
+  b->callback([build, &exitCode] {
+    ImportOptions importOptions;
+    importOptions.unitScale = build->scale;
+    Result<ImportedAsset> imported = importFile(build->skeleton, importOptions);
+    if (!imported) {
+      std::cerr << "error: " << imported.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    BuildOptions options;
+    options.totalMass = build->mass;
+    options.stabilize = !build->noStabilize;
+    options.skeletonName = build->skeleton;
+    std::string text;
+    if (!build->map.empty()) {
+      if (!readText(build->map, text)) {
+        std::cerr << "error: " << build->map << ": cannot read the file\n";
+        exitCode = 1;
+        return;
+      }
+      options.mapJson = text;
+    }
+    if (!build->overrides.empty()) {
+      if (!readText(build->overrides, options.overridesJson)) {
+        std::cerr << "error: " << build->overrides << ": cannot read the file\n";
+        exitCode = 1;
+        return;
+      }
+    }
+    BuildReport report;
+    Result<RagdollAsset> asset = buildRagdoll(imported->skeleton, options, &report);
+    std::printf("%s: %d joints, unit scale %.6g, hip height %.3f m\n", build->skeleton.c_str(),
+                imported->skeleton.jointCount(), imported->unitScale, imported->hipHeight);
+    printFindings(report.findings, build->verbose);
+    if (!asset) {
+      std::cerr << "error: " << asset.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    double total = 0.0;
+    for (const BodyDef& body : asset->bodies) total += body.mass;
+    std::printf("  %zu bodies, %zu joints, %.3f kg\n", asset->bodies.size(), asset->joints.size(), total);
+    for (const BodyDef& body : asset->bodies) {
+      std::printf("    %-24s %-12s %6.2f kg\n", body.name.c_str(), slotName(body.slot), body.mass);
+    }
+    if (Status s = saveRagdollFile(*asset, build->out); !s) {
+      std::cerr << "error: " << s.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    std::printf("  wrote %s\n", build->out.c_str());
+  });
+
+  struct ValidateArgs {
+    std::string asset, skeleton;
+    double scale = 0.0;
+    bool verbose = false;
+  };
+  auto validate = std::make_shared<ValidateArgs>();
+  CLI::App* v = app.add_subcommand("validate", "check a ragdoll asset (exit 1 on errors)");
+  v->add_option("asset", validate->asset, "asset JSON file")->required();
+  v->add_option("--skeleton", validate->skeleton,
+                "the skeleton file it was built from (enables the bind-pose checks)");
+  v->add_option("--scale", validate->scale, "metres per file unit of the skeleton (default: auto-detect)");
+  v->add_flag("-v,--verbose", validate->verbose, "also print informational findings");
+  v->callback([validate, &exitCode] {
+    std::vector<Finding> findings;
+    Result<RagdollAsset> asset = loadRagdollFile(validate->asset, &findings);
+    if (!asset) {
+      printFindings(findings, validate->verbose);
+      std::cerr << "error: " << asset.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    std::printf("%s: version %d, %zu bodies, %zu joints\n", validate->asset.c_str(), asset->version,
+                asset->bodies.size(), asset->joints.size());
+    if (!validate->skeleton.empty()) {
+      ImportOptions importOptions;
+      importOptions.unitScale = validate->scale;
+      Result<ImportedAsset> imported = importFile(validate->skeleton, importOptions);
+      if (!imported) {
+        std::cerr << "error: " << imported.error() << "\n";
+        exitCode = 1;
+        return;
+      }
+      if (Status s = resolveJoints(*asset, imported->skeleton); !s) {
+        std::cerr << "error: " << s.error() << "\n";
+        exitCode = 1;
+        return;
+      }
+      const std::vector<Finding> checks = validateRagdoll(*asset, imported->skeleton);
+      findings.insert(findings.end(), checks.begin(), checks.end());
+    }
+    printFindings(findings, validate->verbose);
+    const bool errors = hasErrors(findings);
+    std::printf("  %s\n", errors ? "FAILED: errors block use" : "ok");
+    if (errors) exitCode = 1;
+  });
+}
+
+}  // namespace handoff::cli

@@ -1,0 +1,22 @@
+# handoff build-asset then validate on a real skeleton; a broken asset fails validation with a
+# message naming the field and a non-zero exit.
+set(out ${WORK}/asset_cli)
+file(MAKE_DIRECTORY ${out})
+execute_process(COMMAND ${HANDOFF} build-asset ${DATA}/deepmimic/humanoid3d_run.bvh --mass 75 -o ${out}/dm.json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT stdout MATCHES "13 bodies, 12 joints, 75.000 kg")
+  message(FATAL_ERROR "build-asset failed (${rc}):\n${stdout}\n${err}")
+endif()
+execute_process(COMMAND ${HANDOFF} validate ${out}/dm.json --skeleton ${DATA}/deepmimic/humanoid3d_run.bvh
+                RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT stdout MATCHES "ok")
+  message(FATAL_ERROR "validate of a fresh asset failed (${rc}):\n${stdout}\n${err}")
+endif()
+file(READ ${out}/dm.json text)
+string(JSON text SET "${text}" bodies 0 mass "-1")
+file(WRITE ${out}/broken.json "${text}")
+execute_process(COMMAND ${HANDOFF} validate ${out}/broken.json RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT "${stdout}${err}" MATCHES "bodies\\[0\\]\\.mass")
+  message(FATAL_ERROR "a negative mass must fail naming bodies[0].mass; got ${rc}:\n${stdout}\n${err}")
+endif()
+message("build-asset and validate ok")
