@@ -66,8 +66,10 @@ RunFigures runFallAndGetUp(const test::Character& c, double handoffTime, const T
   EXPECT_TRUE(created) << (created ? "" : created.error());
   if (!created) return f;
   Character& ch = **created;
-  ch.setGetUpClips(loadGetUp(c, "deepmimic/humanoid3d_getup_faceup.bvh"),
-                   loadGetUp(c, "deepmimic/humanoid3d_getup_facedown.bvh"));
+  const std::optional<GetUpClip> supine = loadGetUp(c, "deepmimic/humanoid3d_getup_faceup.bvh");
+  const std::optional<GetUpClip> prone = loadGetUp(c, "deepmimic/humanoid3d_getup_facedown.bvh");
+  if (!supine || !prone) return f;
+  ch.setGetUpClips(supine, prone);
   const int pelvis = c.asset->map[Slot::Pelvis];
   const int footL = c.asset->map[Slot::LowerLegL];  // the ankle joints: the feet's bones
   const int footR = c.asset->map[Slot::LowerLegR];
@@ -107,8 +109,21 @@ RunFigures runFallAndGetUp(const test::Character& c, double handoffTime, const T
     const Vec3 p = displayed(ch, pelvis, models), l = displayed(ch, ankleL, models),
                r = displayed(ch, ankleR, models);
     if (haveLast && ch.state() == CharacterState::Recovering) {
-      f.worstPelvisJump = std::max(f.worstPelvisJump, glm::length(p - lastPelvis));
-      f.worstFootJump = std::max({f.worstFootJump, glm::length(l - lastL), glm::length(r - lastR)});
+      // Beyond what the get-up clip itself moves the same joint over the same frame.
+      const RecoveryRecord& rec = ch.recoveries().back();
+      const GetUpClip* g = rec.facing == Facing::Supine ? &*supine : &*prone;
+      const double t = ch.time() - rec.startTime;
+      auto clipMove = [&](int joint) {
+        std::vector<Transform> a(locals.size()), b(locals.size()), ma(locals.size()), mb(locals.size());
+        sampleGetUpInRoot(g->clip, c.skeleton(), g->info, t, a);
+        sampleGetUpInRoot(g->clip, c.skeleton(), g->info, std::max(0.0, t - kDt), b);
+        localToModel(c.skeleton(), a, ma);
+        localToModel(c.skeleton(), b, mb);
+        return glm::length(ma[size_t(joint)].translation - mb[size_t(joint)].translation);
+      };
+      f.worstPelvisJump = std::max(f.worstPelvisJump, glm::length(p - lastPelvis) - clipMove(pelvis));
+      f.worstFootJump = std::max({f.worstFootJump, glm::length(l - lastL) - clipMove(ankleL),
+                                  glm::length(r - lastR) - clipMove(ankleR)});
     }
     lastPelvis = p, lastL = l, lastR = r;
     haveLast = true;
@@ -126,7 +141,7 @@ RunFigures runFallAndGetUp(const test::Character& c, double handoffTime, const T
     }
   }
   if (!ch.recoveries().empty()) {
-    f.settleTime = ch.recoveries()[0].settleTime - handoffTime;
+    f.settleTime = ch.recoveries()[0].settleTime - ch.handoffs().front().time;
     f.facing = ch.recoveries()[0].facing;
   }
   return f;
@@ -137,14 +152,21 @@ TEST(FallAndGetUp, DeepMimicRunFallsSettlesGetsUpAndRunsAgain) {
   ASSERT_TRUE(c.asset);
   const RunFigures f = runFallAndGetUp(c, 0.5, Transform::identity(), 0.0);
   std::printf(
-      "run -> fall -> get-up: facing %s, settle %.2f s after... recovered %d, worst pelvis jump %.1f mm, "
-      "worst foot jump %.1f mm, final pelvis height %.3f m\n",
+      "run -> fall -> get-up: facing %s, settled %.2f s after the handoff, recovered %d; beyond the get-up "
+      "clip's own motion, worst pelvis jump %.1f mm/frame, worst foot jump %.1f mm/frame; final pelvis "
+      "height "
+      "%.3f m\n",
       facingName(f.facing), f.settleTime, f.recovered, f.worstPelvisJump * 1e3, f.worstFootJump * 1e3,
       f.finalPelvisHeight);
   EXPECT_TRUE(f.recovered);
   EXPECT_TRUE(f.ranAgain);
   EXPECT_NE(f.facing, Facing::Undecided);
-  EXPECT_LT(f.worstPelvisJump, 0.02 + 3.0 * kDt);  // 2 cm + what a 3 m/s get-up moves per frame
+  // The pelvis never jumps: at most 2 cm per 60 Hz frame through the transition and get-up.
+  EXPECT_LT(f.worstPelvisJump, 0.02);
+  // The feet: a 0.25 s blend from the fallen pose into the clip's first frame swings them up to
+  // 17 cm per frame when the legs lie 100 degrees away from the clip's start (printed above).
+  // Issue 5 asks for 2 cm; that needs the limbs brought toward the clip's start pose before the
+  // blend (a powered pre-get-up phase), which is open work.
   EXPECT_NEAR(f.finalPelvisHeight, c.imported.hipHeight, 0.05);
 }
 
