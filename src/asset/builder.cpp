@@ -686,8 +686,9 @@ void Builder::addJoints(RagdollAsset& asset, const Overrides& overrides) {
     asset.joints.push_back(def);
   }
   for (const auto& [bone, patch] : overrides.bones) {
+    // Captured by an init-capture: clang 14 cannot capture a structured binding.
     const bool used = std::any_of(asset.joints.begin(), asset.joints.end(),
-                                  [&](const JointDef& j) { return j.name == bone; });
+                                  [&name = bone](const JointDef& j) { return j.name == name; });
     if (!used) {
       findings_.push_back(finding(Finding::Severity::Warning, "override", bone,
                                   "override for a bone that is not the child bone of any joint; ignored"));
