@@ -19,6 +19,8 @@ using test::loadCharacter;
 
 constexpr double kDt = 1.0 / 60.0;
 
+// A DeepMimic get-up clip on the character's own skeleton: as is when the character is the
+// DeepMimic humanoid, retargeted through both humanoid maps otherwise.
 std::optional<GetUpClip> loadGetUp(const test::Character& c, const char* file) {
   Result<ImportedAsset> imported = importFile(dataPath(file));
   if (!imported) {
@@ -27,6 +29,20 @@ std::optional<GetUpClip> loadGetUp(const test::Character& c, const char* file) {
   }
   GetUpClip g;
   g.clip = imported->clips.at(0);
+  if (imported->skeleton.jointNames != c.skeleton().jointNames) {
+    Result<HumanoidMap> sourceMap = mapHumanoid(imported->skeleton);
+    if (!sourceMap) {
+      ADD_FAILURE() << sourceMap.error();
+      return std::nullopt;
+    }
+    Result<Clip> retargeted =
+        retargetClip(g.clip, imported->skeleton, *sourceMap, c.skeleton(), c.asset->map, RetargetOptions{});
+    if (!retargeted) {
+      ADD_FAILURE() << file << ": " << retargeted.error();
+      return std::nullopt;
+    }
+    g.clip = std::move(retargeted).value();
+  }
   Result<GetUpClipInfo> info = computeGetUpClipInfo(g.clip, c.skeleton(), c.asset->map);
   if (!info) {
     ADD_FAILURE() << file << ": " << info.error();
@@ -168,6 +184,28 @@ TEST(FallAndGetUp, DeepMimicRunFallsSettlesGetsUpAndRunsAgain) {
   // Issue 5 asks for 2 cm; that needs the limbs brought toward the clip's start pose before the
   // blend (a powered pre-get-up phase), which is open work.
   EXPECT_NEAR(f.finalPelvisHeight, c.imported.hipHeight, 0.05);
+}
+
+TEST(FallAndGetUp, CmuJumpFallsAndGetsUpWithRetargetedClips) {
+  const test::Character& c = loadCharacter("cmu/01_01.bvh");
+  ASSERT_TRUE(c.asset);
+  // Handed off during the first playground jump (01_01 jumps at about 4 s).
+  const RunFigures f = runFallAndGetUp(c, 4.0, Transform::identity(), 0.0);
+  std::printf(
+      "CMU jump -> fall -> retargeted get-up: facing %s, settled %.2f s after the handoff, recovered %d; "
+      "worst pelvis jump %.1f mm/frame and foot jump %.1f mm/frame beyond the clip's motion; final pelvis "
+      "height %.3f m (the rig's hip %.3f m)\n",
+      facingName(f.facing), f.settleTime, f.recovered, f.worstPelvisJump * 1e3, f.worstFootJump * 1e3,
+      f.finalPelvisHeight, c.imported.hipHeight);
+  EXPECT_TRUE(f.recovered);
+  EXPECT_TRUE(f.ranAgain);
+  EXPECT_NE(f.facing, Facing::Undecided);
+  // Standing on the CMU rig's own legs: the retargeted clip ends crouched less than the source
+  // (measured 0.961 m against the rig's 0.919 m bind hip height).
+  EXPECT_NEAR(f.finalPelvisHeight, c.imported.hipHeight, 0.08);
+  // Jumps are printed, not asserted: the pelvis reaches 2.1 cm and the feet 4.9 cm per frame
+  // beyond the clip's motion while the blend turns the fallen limbs into the retargeted clip's
+  // first frame; issue 5's 2 cm needs the pre-get-up phase noted in the DeepMimic test.
 }
 
 }  // namespace
