@@ -99,6 +99,8 @@ Result<HumanoidMap> mapHumanoidFromJson(const Skeleton& skeleton, const std::str
 enum class JointGroup : std::uint8_t { Spine, Neck, Shoulder, Elbow, Wrist, Hip, Knee, Ankle, Count };
 inline constexpr int kJointGroupCount = static_cast<int>(JointGroup::Count);
 const char* jointGroupName(JointGroup group);
+/// The joint group of the joint above a slot's body (pelvis and spine slots: Spine).
+JointGroup jointGroupForSlot(Slot slot);
 std::optional<JointGroup> jointGroupFromName(std::string_view name);
 
 /// Limits and drive of one joint group (or one joint after overrides).

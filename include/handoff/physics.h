@@ -54,6 +54,8 @@ struct CollisionFilter {
 };
 
 enum class ShapeType : std::uint8_t { None, Sphere, Capsule, Box };
+/// "none", "sphere", "capsule", "box" (the names the asset and replay files use).
+const char* shapeTypeName(ShapeType type);
 
 /// A convex shape in body space C (origin at the centre of mass). Capsules and boxes are
 /// aligned with C's axes; a capsule's axis is C's +Y.

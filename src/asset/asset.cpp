@@ -167,4 +167,31 @@ void bodyPosesFromModels(const RagdollAsset& asset, std::span<const Transform> m
   }
 }
 
+JointGroup jointGroupForSlot(Slot s) {
+  switch (s) {
+    case Slot::Head:
+      return JointGroup::Neck;
+    case Slot::UpperArmL:
+    case Slot::UpperArmR:
+      return JointGroup::Shoulder;
+    case Slot::LowerArmL:
+    case Slot::LowerArmR:
+      return JointGroup::Elbow;
+    case Slot::HandL:
+    case Slot::HandR:
+      return JointGroup::Wrist;
+    case Slot::UpperLegL:
+    case Slot::UpperLegR:
+      return JointGroup::Hip;
+    case Slot::LowerLegL:
+    case Slot::LowerLegR:
+      return JointGroup::Knee;
+    case Slot::FootL:
+    case Slot::FootR:
+      return JointGroup::Ankle;
+    default:
+      return JointGroup::Spine;
+  }
+}
+
 }  // namespace handoff

@@ -58,32 +58,6 @@ bool isRight(Slot s) {
          s == Slot::LowerLegR || s == Slot::FootR;
 }
 
-JointGroup groupForSlot(Slot s) {
-  switch (s) {
-    case Slot::Head:
-      return JointGroup::Neck;
-    case Slot::UpperArmL:
-    case Slot::UpperArmR:
-      return JointGroup::Shoulder;
-    case Slot::LowerArmL:
-    case Slot::LowerArmR:
-      return JointGroup::Elbow;
-    case Slot::HandL:
-    case Slot::HandR:
-      return JointGroup::Wrist;
-    case Slot::UpperLegL:
-    case Slot::UpperLegR:
-      return JointGroup::Hip;
-    case Slot::LowerLegL:
-    case Slot::LowerLegR:
-      return JointGroup::Knee;
-    case Slot::FootL:
-    case Slot::FootR:
-      return JointGroup::Ankle;
-    default:
-      return JointGroup::Spine;
-  }
-}
 
 std::string fmt(double v, int digits = 3) {
   char buf[64];
@@ -577,7 +551,7 @@ void Builder::addJoints(RagdollAsset& asset, const Overrides& overrides) {
     const SlotBody& child = bodies_[i];
     if (child.parent < 0) continue;
     const SlotBody& parent = bodies_[static_cast<size_t>(child.parent)];
-    const JointGroup group = groupForSlot(child.slot);
+    const JointGroup group = jointGroupForSlot(child.slot);
     const Vec3 x = child.boneDir;
     const double side = isRight(child.slot) ? -1.0 : 1.0;
     Vec3 z;

@@ -39,23 +39,10 @@ OrderedJson filter(const CollisionFilter& f) {
   return j;
 }
 
-const char* shapeName(ShapeType t) {
-  switch (t) {
-    case ShapeType::Sphere:
-      return "sphere";
-    case ShapeType::Capsule:
-      return "capsule";
-    case ShapeType::Box:
-      return "box";
-    case ShapeType::None:
-      break;
-  }
-  return "none";
-}
 
 OrderedJson shape(const ShapeDesc& s) {
   OrderedJson j;
-  j["type"] = shapeName(s.type);
+  j["type"] = shapeTypeName(s.type);
   const bool round = s.type == ShapeType::Sphere || s.type == ShapeType::Capsule;
   if (round || s.radius != 0.0) j["radius"] = s.radius;
   if (s.type == ShapeType::Capsule || s.halfHeight != 0.0) j["halfHeight"] = s.halfHeight;
@@ -244,32 +231,6 @@ double defaultMassFraction(Slot slot) {
   return percent[static_cast<size_t>(slot)] / 100.0;
 }
 
-JointGroup groupOf(Slot s) {
-  switch (s) {
-    case Slot::Head:
-      return JointGroup::Neck;
-    case Slot::UpperArmL:
-    case Slot::UpperArmR:
-      return JointGroup::Shoulder;
-    case Slot::LowerArmL:
-    case Slot::LowerArmR:
-      return JointGroup::Elbow;
-    case Slot::HandL:
-    case Slot::HandR:
-      return JointGroup::Wrist;
-    case Slot::UpperLegL:
-    case Slot::UpperLegR:
-      return JointGroup::Hip;
-    case Slot::LowerLegL:
-    case Slot::LowerLegR:
-      return JointGroup::Knee;
-    case Slot::FootL:
-    case Slot::FootR:
-      return JointGroup::Ankle;
-    default:
-      return JointGroup::Spine;
-  }
-}
 
 // nlohmann's indented dump puts every array element on its own line; vectors and quaternions
 // read better as [x, y, z]. Collapses arrays that hold only numbers (no string, array or object).
@@ -586,7 +547,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       if (d.name.empty()) d.name = child.name;
       d.parentBody = child.parentBody;
       r.integer(j, "parent", at, d.parentBody, 0);
-      d.group = groupOf(child.slot);
+      d.group = jointGroupForSlot(child.slot);
       std::string group;
       if (r.string(j, "group", at, group)) {
         if (const std::optional<JointGroup> g = jointGroupFromName(group)) {

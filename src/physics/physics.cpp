@@ -62,4 +62,18 @@ Vec3 shapePrincipalInertia(const ShapeDesc& shape, double mass) {
   return Vec3{0.0};
 }
 
+const char* shapeTypeName(ShapeType type) {
+  switch (type) {
+    case ShapeType::Sphere:
+      return "sphere";
+    case ShapeType::Capsule:
+      return "capsule";
+    case ShapeType::Box:
+      return "box";
+    case ShapeType::None:
+      break;
+  }
+  return "none";
+}
+
 }  // namespace handoff

@@ -159,19 +159,6 @@ MeshData shapeMesh(const ShapeDesc& shape) {
   return mesh;
 }
 
-const char* shapeTypeName(ShapeType type) {
-  switch (type) {
-    case ShapeType::Sphere:
-      return "sphere";
-    case ShapeType::Capsule:
-      return "capsule";
-    case ShapeType::Box:
-      return "box";
-    case ShapeType::None:
-      break;
-  }
-  return "none";
-}
 
 json vec3Json(const Vec3& v) { return json::array({v.x, v.y, v.z}); }
 /// Quaternion in glTF order [x, y, z, w].
