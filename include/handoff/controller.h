@@ -48,7 +48,9 @@ struct CharacterSettings {
   HandoffSettings handoff;
   SettleSettings settle;
   FacingSettings facing;
-  TransitionSettings transition;  ///< Captured pose -> get-up clip blend (default 0.25 s).
+  /// Captured pose -> get-up clip blend: at least 0.25 s, longer when the pelvis or a foot would
+  /// otherwise move faster than 1 m/s beyond the clip's own motion (planTransition).
+  TransitionSettings transition;
   StandPlannerSettings stand;
   /// Facing used when neither the pelvis projection nor the pre-fall forward is usable. [unit]
   Vec3 levelDefaultForward{0.0, 0.0, 1.0};
@@ -74,6 +76,9 @@ struct RecoveryRecord {
   StandReason standReason = StandReason::Clear;
   int delays = 0;           ///< Attempts delayed for lack of a standable spot.
   Transform worldFromRoot;  ///< The root the character stands up on.
+  /// The planned display transition (its duration adapts to how far the pelvis and feet must
+  /// travel into the clip's first frame, TransitionSettings::maxPointSpeed).
+  TransitionPlan transition;
   bool cancelled = false;
   bool finished = false;
 };
@@ -151,7 +156,7 @@ class Character {
   void ragdollPostStep(double dt);
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
-  bool tryStartRecovery();
+  bool tryStartRecovery(double dt);
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);
@@ -189,6 +194,9 @@ class Character {
   std::vector<Transform> captured_;
   double recoveryTime_ = 0.0;
   double recoveryAnimTime_ = 0.0;
+  TransitionPlan transitionPlan_;
+  TransitionScratch transitionScratch_;
+  std::vector<int> trackedJoints_;  ///< Pelvis and feet: the points the transition plan bounds.
   bool recoveryFinished_ = false;
 
   // Display and scratch.

@@ -39,6 +39,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace handoff {
 
@@ -339,13 +340,41 @@ bool capturePose(const Skeleton& skeleton, std::span<const Transform> worldFromB
                  const Transform& worldFromRoot, std::span<Transform> locals);
 
 struct TransitionSettings {
-  /// Display blend from the captured pose to the get-up clip. [s] [> 0, sensible 0.2-0.35]
-  /// [default 0.25]
+  /// Display blend from the captured pose to the get-up clip, and the shortest transition a
+  /// planned one takes (planTransition). [s] [> 0, sensible 0.2-0.35] [default 0.25]
   double duration = 0.25;
+  /// Speed bound of the tracked points (pelvis and feet) beyond the get-up clip's own motion:
+  /// planTransition lengthens the transition until no tracked point moves faster than this
+  /// between two frames. 0 = a fixed `duration`. [m/s] [>= 0] [default 1.0: 1.7 cm per 60 Hz
+  /// frame, under issue 5's 2 cm]
+  double maxPointSpeed = 1.0;
+  /// Longest planned transition; a pose too far from the clip's first frame for the speed bound
+  /// within it blends over this and reports boundMet = false. [s] [>= duration] [default 3.0]
+  double maxDuration = 3.0;
+};
+
+/// A transition planned for one captured pose. The weight runs 0 -> 1 over `duration`. The
+/// get-up clip holds its first frame for `hold` = duration - TransitionSettings::duration, then
+/// plays: B(t) = clip(max(0, t - hold)). With hold = 0 this is SPEC.md section 4's transition
+/// exactly; a longer one first brings the fallen limbs to the clip's first frame at a bounded
+/// speed, then blends the last TransitionSettings::duration while the clip starts.
+struct TransitionPlan {
+  double duration = 0.25;  ///< [s]
+  double hold = 0.0;       ///< [s]
+  /// Worst per-frame move of a tracked point beyond the clip's own move over the same frame,
+  /// divided by the frame time, over the planned frames. [m/s]
+  double worstPointSpeed = 0.0;
+  int worstJoint = -1;   ///< The tracked joint that moves fastest (-1: none measured).
+  bool boundMet = true;  ///< False when maxDuration was reached with worstPointSpeed above the bound.
+  /// The fixed transition of `settings.duration` (no hold, nothing measured).
+  static TransitionPlan fixed(const TransitionSettings& settings);
 };
 
 /// Blend weight at `time` since the start of the transition: clamp(time / duration, 0, 1).
 double transitionWeight(double time, const TransitionSettings& settings);
+double transitionWeight(double time, const TransitionPlan& plan);
+/// Time in the get-up clip at `time` since the start of the transition: max(0, time - hold).
+double transitionClipTime(double time, const TransitionPlan& plan);
 
 /// Display pose at `time` since the transition started: the get-up clip sampled at `time` in
 /// root space (B(t)), blended from the captured pose A with transitionWeight (lerp translations,
@@ -354,6 +383,30 @@ double transitionWeight(double time, const TransitionSettings& settings);
 void transitionPose(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
                     const GetUpClipInfo& info, double time, const TransitionSettings& settings,
                     std::span<Transform> out);
+/// The same for a planned transition: B = clip(transitionClipTime(time)). [step-safe]
+void transitionPose(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
+                    const GetUpClipInfo& info, double time, const TransitionPlan& plan,
+                    std::span<Transform> out);
+
+/// Scratch poses for planTransition, sized once per character (resize allocates).
+struct TransitionScratch {
+  std::vector<Transform> pose, models, clipPose, clipModels;
+  void resize(int jointCount);
+};
+
+/// At most this many tracked joints in planTransition.
+inline constexpr int kMaxTrackedJoints = 8;
+
+/// Plans the transition from `captured` into the get-up clip for frames of `dt`: the shortest
+/// duration >= settings.duration (up to maxDuration) for which, on every frame, each tracked
+/// joint (model positions; the pelvis and the feet in the controller) moves at most
+/// maxPointSpeed * dt further than the clip itself moves it over that frame. It evaluates the
+/// display pose frame by frame (as the controller will show it), lengthening the transition in
+/// proportion to the worst excess. Invalid settings or input give the fixed plan.
+/// [step-safe once `scratch` is sized for the skeleton]
+TransitionPlan planTransition(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
+                              const GetUpClipInfo& info, std::span<const int> trackedJoints, double dt,
+                              const TransitionSettings& settings, TransitionScratch& scratch);
 
 // ------------------------------------------------------------------------------------------
 // Retargeting through the humanoid map

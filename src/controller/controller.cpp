@@ -86,6 +86,20 @@ Result<std::unique_ptr<Character>> Character::create(
   c->animRelative_.resize(n);
   c->captured_.resize(n);
   c->bodyPoses_.resize(asset->bodies.size());
+  c->transitionScratch_.resize(skeleton.jointCount());
+  // The points whose speed the get-up transition bounds: the pelvis and both feet (the foot
+  // slot's joint, else the ankle below the lower leg).
+  const HumanoidMap& map = asset->map;
+  if (map[Slot::Pelvis] >= 0) c->trackedJoints_.push_back(map[Slot::Pelvis]);
+  for (const auto& [foot, lowerLeg] :
+       {std::pair{Slot::FootL, Slot::LowerLegL}, std::pair{Slot::FootR, Slot::LowerLegR}}) {
+    if (map[foot] >= 0) {
+      c->trackedJoints_.push_back(map[foot]);
+    } else if (map[lowerLeg] >= 0) {
+      const std::vector<int> below = skeleton.children(map[lowerLeg]);
+      c->trackedJoints_.push_back(below.empty() ? map[lowerLeg] : below.front());
+    }
+  }
   return c;
 }
 
@@ -256,13 +270,13 @@ void Character::ragdollPostStep(double dt) {
       settle_.update(dt, world_->linearVelocity(pelvis), world_->angularVelocity(pelvis), externalForce_);
   const int chest = asset_->bodyForJoint(asset_->map[Slot::Chest]);
   if (chest >= 0) facing_.update(bodyPoses_[static_cast<size_t>(chest)].rotation, asset_->chestForwardInBody);
-  if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) tryStartRecovery();
+  if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) tryStartRecovery(dt);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Ragdoll -> Recovering -> Animated
 
-bool Character::tryStartRecovery() {
+bool Character::tryStartRecovery(double dt) {
   const Facing facing = facing_.candidate();
   if (facing == Facing::Undecided || facing_.inHoldBand()) return false;  // on the side: wait
   const GetUpClip* clip =
@@ -295,8 +309,21 @@ bool Character::tryStartRecovery() {
   recoveryRoot_ = plan.worldFromRoot;
   getUp_ = clip;
   recoveryTime_ = 0.0;
+  // The transition's length: long enough that the pelvis and feet travel from the fallen pose
+  // into the clip at a bounded speed (frames of this step's dt).
+  transitionPlan_ = planTransition(captured_, clip->clip, skeleton_, clip->info, trackedJoints_, dt,
+                                   settings_.transition, transitionScratch_);
+  record.transition = transitionPlan_;
   // Authority switch in one write phase: limbs kinematic and non-blocking, capsule on.
   ragdoll_->makeAnimated(/*blocking=*/false);
+  // The first kinematic sample is the captured (fallen) pose on the new root: the bodies stay
+  // where they lie, the capsule goes onto the planned root at once, and a cancel from the next
+  // step on has a finite-difference velocity continuous with the displayed motion.
+  localToModel(skeleton_, captured_, scratchModels_);
+  (void)ragdoll_->setAnimatedPose(time_, recoveryRoot_, scratchModels_, false, dt);
+  // The capsule stands on the planned root, the spot the planner found free, for the whole
+  // recovery (not over the fallen pelvis, which may lie against a wall).
+  world_->setTransform(ragdoll_->capsule(), capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin));
   state_ = CharacterState::Recovering;
   record.startTime = time_;
   record.worldFromRoot = recoveryRoot_;
@@ -308,7 +335,9 @@ bool Character::tryStartRecovery() {
                      (plan.decision == StandDecision::Relocate
                           ? std::string(" (") + standReasonName(plan.proposedSpotReason) +
                                 format(", moved %.2f m)", plan.relocationDistance)
-                          : std::string()));
+                          : std::string()) +
+                     format(", transition %.2f s (hold %.2f s, worst point %.2f m/s)",
+                            transitionPlan_.duration, transitionPlan_.hold, transitionPlan_.worstPointSpeed));
   // Display at weight 0: the captured pose on the new root.
   std::copy(captured_.begin(), captured_.end(), display_.begin());
   displayRoot_ = recoveryRoot_;
@@ -319,19 +348,20 @@ bool Character::tryStartRecovery() {
 void Character::recoveringPreStep(double dt) {
   // The display pose at the end of this step, followed by the kinematic, non-blocking limbs so
   // that a cancel has continuous velocity samples.
-  transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_ + dt, settings_.transition,
+  transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_ + dt, transitionPlan_,
                  physicsLocals_);
   localToModel(skeleton_, physicsLocals_, scratchModels_);
   (void)ragdoll_->setAnimatedPose(time_ + dt, recoveryRoot_, scratchModels_, false, dt);
+  world_->moveKinematic(ragdoll_->capsule(), capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin),
+                        dt);
 }
 
 void Character::recoveringPostStep(double dt) {
   recoveryTime_ += dt;
-  transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_, settings_.transition,
-                 display_);
+  transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_, transitionPlan_, display_);
   displayRoot_ = recoveryRoot_;
-  blendWeight_ = transitionWeight(recoveryTime_, settings_.transition);
-  if (recoveryTime_ >= getUp_->clip.duration()) {
+  blendWeight_ = transitionWeight(recoveryTime_, transitionPlan_);
+  if (transitionClipTime(recoveryTime_, transitionPlan_) >= getUp_->clip.duration()) {
     // Standing: animation owns every body again, blocking restored, capsule stays on.
     ragdoll_->setBlocking(true);
     state_ = CharacterState::Animated;

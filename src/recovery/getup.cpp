@@ -3,6 +3,7 @@
 #include "handoff/recovery.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <string>
@@ -214,20 +215,122 @@ bool capturePose(const Skeleton& skeleton, std::span<const Transform> worldFromB
 }
 
 double transitionWeight(double time, const TransitionSettings& settings) {
+  return transitionWeight(time, TransitionPlan::fixed(settings));
+}
+
+double transitionWeight(double time, const TransitionPlan& plan) {
   if (std::isnan(time)) return 0.0;  // Rejected: keep showing the captured pose.
-  if (!(settings.duration > 0.0) || !std::isfinite(settings.duration)) return time > 0.0 ? 1.0 : 0.0;
-  return std::clamp(time / settings.duration, 0.0, 1.0);
+  if (!(plan.duration > 0.0) || !std::isfinite(plan.duration)) return time > 0.0 ? 1.0 : 0.0;
+  return std::clamp(time / plan.duration, 0.0, 1.0);
+}
+
+double transitionClipTime(double time, const TransitionPlan& plan) {
+  if (std::isnan(time)) return 0.0;
+  const double hold = std::isfinite(plan.hold) ? std::max(plan.hold, 0.0) : 0.0;
+  return std::max(time - hold, 0.0);
+}
+
+TransitionPlan TransitionPlan::fixed(const TransitionSettings& settings) {
+  TransitionPlan plan;
+  plan.duration = settings.duration;
+  return plan;
 }
 
 void transitionPose(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
                     const GetUpClipInfo& info, double time, const TransitionSettings& settings,
                     std::span<Transform> out) {
+  transitionPose(captured, clip, skeleton, info, time, TransitionPlan::fixed(settings), out);
+}
+
+void transitionPose(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
+                    const GetUpClipInfo& info, double time, const TransitionPlan& plan,
+                    std::span<Transform> out) {
   const auto n = static_cast<size_t>(skeleton.jointCount());
   assert(captured.size() >= n && out.size() >= n && "pose span too short");
-  const double clipTime = std::isnan(time) ? 0.0 : std::max(time, 0.0);
-  sampleGetUpInRoot(clip, skeleton, info, clipTime, out);
-  blendPoses(captured.first(n), std::span<const Transform>(out.first(n)), transitionWeight(time, settings),
+  sampleGetUpInRoot(clip, skeleton, info, transitionClipTime(time, plan), out);
+  blendPoses(captured.first(n), std::span<const Transform>(out.first(n)), transitionWeight(time, plan),
              out.first(n));
+}
+
+void TransitionScratch::resize(int jointCount) {
+  const auto n = static_cast<size_t>(std::max(jointCount, 0));
+  pose.resize(n);
+  models.resize(n);
+  clipPose.resize(n);
+  clipModels.resize(n);
+}
+
+namespace {
+
+/// Worst per-frame excess speed of the tracked joints over the frames of `plan` (see
+/// planTransition), and the joint it belongs to.
+double worstExcessSpeed(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
+                        const GetUpClipInfo& info, std::span<const int> tracked, double dt,
+                        const TransitionPlan& plan, TransitionScratch& scratch, int* worstJoint) {
+  std::array<Vec3, kMaxTrackedJoints> shown{}, clipShown{};
+  const size_t count = std::min(tracked.size(), shown.size());
+  // Frame 0: the captured pose and the clip's first frame.
+  localToModel(skeleton, captured, scratch.models);
+  sampleGetUpInRoot(clip, skeleton, info, 0.0, scratch.clipPose);
+  localToModel(skeleton, scratch.clipPose, scratch.clipModels);
+  for (size_t i = 0; i < count; ++i) {
+    shown[i] = scratch.models[static_cast<size_t>(tracked[i])].translation;
+    clipShown[i] = scratch.clipModels[static_cast<size_t>(tracked[i])].translation;
+  }
+  double worst = 0.0;
+  // After the weight reaches 1 the display is the clip itself: nothing in excess.
+  const int frames = static_cast<int>(std::ceil(plan.duration / dt - 1e-9));
+  for (int k = 1; k <= frames; ++k) {
+    const double t = k * dt;
+    transitionPose(captured, clip, skeleton, info, t, plan, scratch.pose);
+    localToModel(skeleton, scratch.pose, scratch.models);
+    sampleGetUpInRoot(clip, skeleton, info, transitionClipTime(t, plan), scratch.clipPose);
+    localToModel(skeleton, scratch.clipPose, scratch.clipModels);
+    for (size_t i = 0; i < count; ++i) {
+      const auto j = static_cast<size_t>(tracked[i]);
+      const Vec3 p = scratch.models[j].translation;
+      const Vec3 c = scratch.clipModels[j].translation;
+      const double excess = (glm::length(p - shown[i]) - glm::length(c - clipShown[i])) / dt;
+      if (excess > worst) {
+        worst = excess;
+        *worstJoint = tracked[i];
+      }
+      shown[i] = p;
+      clipShown[i] = c;
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TransitionPlan planTransition(std::span<const Transform> captured, const Clip& clip, const Skeleton& skeleton,
+                              const GetUpClipInfo& info, std::span<const int> trackedJoints, double dt,
+                              const TransitionSettings& settings, TransitionScratch& scratch) {
+  TransitionPlan plan = TransitionPlan::fixed(settings);
+  const auto n = static_cast<size_t>(skeleton.jointCount());
+  const bool valid = std::isfinite(dt) && dt > 0.0 && std::isfinite(settings.duration) &&
+                     settings.duration > 0.0 && std::isfinite(settings.maxPointSpeed) &&
+                     settings.maxPointSpeed > 0.0 && std::isfinite(settings.maxDuration) &&
+                     captured.size() >= n && scratch.pose.size() >= n && scratch.models.size() >= n &&
+                     scratch.clipPose.size() >= n && scratch.clipModels.size() >= n &&
+                     !trackedJoints.empty() &&
+                     std::all_of(trackedJoints.begin(), trackedJoints.end(),
+                                 [&](int j) { return j >= 0 && static_cast<size_t>(j) < n; });
+  if (!valid) return plan;
+  const double maxDuration = std::max(settings.maxDuration, settings.duration);
+  // The excess falls about as 1 / duration (the blend's distance is fixed), so each retry scales
+  // the duration by the measured excess over the bound, with a margin; a few rounds suffice.
+  for (int round = 0; round < 12; ++round) {
+    plan.hold = plan.duration - settings.duration;
+    plan.worstPointSpeed =
+        worstExcessSpeed(captured, clip, skeleton, info, trackedJoints, dt, plan, scratch, &plan.worstJoint);
+    plan.boundMet = plan.worstPointSpeed <= settings.maxPointSpeed;
+    if (plan.boundMet || plan.duration >= maxDuration) break;
+    const double scale = std::max(1.1, 1.05 * plan.worstPointSpeed / settings.maxPointSpeed);
+    plan.duration = std::min(maxDuration, plan.duration * scale);
+  }
+  return plan;
 }
 
 }  // namespace handoff

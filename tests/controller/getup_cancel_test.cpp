@@ -1,0 +1,141 @@
+// The cancel path of the get-up (SPEC.md section 4, issue 5): a hit during the display
+// transition returns to physics in one step, every body rebuilt from the displayed skeleton,
+// with velocities continuous with the displayed motion, and no collider popping in the first
+// physics step (the handoff's no-pop bound: |v| dt + |g| dt^2 + 2 mm). Exactly one blocking
+// representation at every step.
+#include "controller/getup_scene.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+namespace handoff {
+namespace {
+
+constexpr double kG = 9.81;
+
+struct CancelFigures {
+  double worstPoseError = 0.0;        // bodies vs the displayed skeleton at the cancel [m]
+  double worstAngleError = 0.0;       // [rad]
+  double worstLinearMismatch = 0.0;   // inherited vs displayed finite difference [m/s]
+  double worstAngularMismatch = 0.0;  // [rad/s]
+  double worstPopExcess = -1.0;       // first-step move beyond |v| dt + |g| dt^2 + 2 mm [m]
+  double maxFirstStepMove = 0.0;      // [m]
+  double maxDisplayedSpeed = 0.0;     // fastest displayed body at the cancel [m/s]
+};
+
+// Steps `frames` frames into the transition, then hits the chest. Returns the figures; the
+// character is a ragdoll again afterwards.
+CancelFigures hitAfter(test::GetUpScene& scene, int frames) {
+  CancelFigures f;
+  handoff::Character& ch = *scene.ch;
+  const RagdollAsset& asset = *scene.c->asset;
+  const size_t bodies = asset.bodies.size();
+  std::vector<Transform> previous = scene.displayedWorld(), shown;
+  for (int k = 0; k < frames && ch.state() == CharacterState::Recovering; ++k) {
+    previous = scene.displayedWorld();
+    scene.step();
+    EXPECT_EQ(ch.blockingRepresentations(), 1);
+  }
+  EXPECT_EQ(ch.state(), CharacterState::Recovering) << "the transition ended before the hit";
+  shown = scene.displayedWorld();
+  const size_t handoffsBefore = ch.handoffs().size();
+
+  const int chest = asset.bodyForJoint(asset.map[Slot::Chest]);
+  const Vec3 point = scene.world->transform(ch.ragdoll().body(chest)).translation;
+  EXPECT_TRUE(ch.applyImpulse(chest, Vec3{40.0, 0.0, 0.0}, point));
+  // Back to physics at once, in this call: dynamic limbs are the one blocking representation.
+  EXPECT_EQ(ch.state(), CharacterState::Ragdoll);
+  EXPECT_EQ(ch.blockingRepresentations(), 1);
+  EXPECT_FALSE(scene.world->isEnabled(ch.ragdoll().capsule()));
+  EXPECT_TRUE(ch.recoveries().back().cancelled);
+  EXPECT_EQ(ch.handoffs().size(), handoffsBefore + 1);
+  const HandoffRecord& record = ch.handoffs().back();
+  EXPECT_TRUE(record.committed) << record.failure;
+
+  std::vector<Vec3> position(bodies), velocity(bodies);
+  for (size_t b = 0; b < bodies; ++b) {
+    const BodyDef& def = asset.bodies[b];
+    const BodyId id = ch.ragdoll().body(static_cast<int>(b));
+    EXPECT_EQ(scene.world->motionType(id), MotionType::Dynamic) << def.name;
+    // Rebuilt from the displayed skeleton: T_WC = T_WB * T_BC of the bones shown this frame.
+    const Transform displayedBody = shown[static_cast<size_t>(def.joint)] * def.boneFromBody;
+    const Transform previousBody = previous[static_cast<size_t>(def.joint)] * def.boneFromBody;
+    const Transform engine = scene.world->transform(id);
+    f.worstPoseError =
+        std::max(f.worstPoseError, glm::length(engine.translation - displayedBody.translation));
+    f.worstAngleError = std::max(f.worstAngleError, angleBetween(engine.rotation, displayedBody.rotation));
+    // Continuous with the displayed motion: the inherited velocity is the displayed body's
+    // motion over the last frame (SPEC.md section 3's finite differences, no clamp).
+    const Vec3 shownLinear = (displayedBody.translation - previousBody.translation) / test::kFrame;
+    const Vec3 shownAngular =
+        angularVelocity(previousBody.rotation, displayedBody.rotation, test::kFrame).omega;
+    const BodyHandoff& h = record.bodies[b];
+    EXPECT_EQ(h.clamps, kClampNone) << def.name;
+    f.worstLinearMismatch = std::max(f.worstLinearMismatch, glm::length(h.linearVelocity - shownLinear));
+    f.worstAngularMismatch = std::max(f.worstAngularMismatch, glm::length(h.angularVelocity - shownAngular));
+    f.maxDisplayedSpeed = std::max(f.maxDisplayedSpeed, glm::length(shownLinear));
+    position[b] = engine.translation;
+    velocity[b] = scene.world->linearVelocity(id);  // inherited, plus the hit on the chest
+  }
+  // The first physics step: no collider moves more than its velocity and gravity allow + 2 mm.
+  scene.step();
+  EXPECT_EQ(ch.blockingRepresentations(), 1);
+  for (size_t b = 0; b < bodies; ++b) {
+    const double moved =
+        glm::length(scene.world->transform(ch.ragdoll().body(static_cast<int>(b))).translation - position[b]);
+    const double dt = test::kFrame;
+    const double allowed = glm::length(velocity[b]) * dt + kG * dt * dt + 0.002;
+    f.worstPopExcess = std::max(f.worstPopExcess, moved - allowed);
+    f.maxFirstStepMove = std::max(f.maxFirstStepMove, moved);
+  }
+  return f;
+}
+
+void expectNoPop(const CancelFigures& f, const char* label) {
+  std::printf(
+      "[cancel %s] bodies vs displayed skeleton %.2e m / %.2e rad; inherited vs displayed velocity %.2e m/s, "
+      "%.2e rad/s (fastest displayed body %.3f m/s); first step: largest move %.1f mm, worst beyond "
+      "|v|dt+|g|dt^2+2mm %+.2f mm\n",
+      label, f.worstPoseError, f.worstAngleError, f.worstLinearMismatch, f.worstAngularMismatch,
+      f.maxDisplayedSpeed, f.maxFirstStepMove * 1e3, f.worstPopExcess * 1e3);
+  // The commit snaps nothing: bodies stand exactly where the displayed skeleton puts them
+  // (rounding of T_WB * T_BC only).
+  EXPECT_LT(f.worstPoseError, 1e-6);
+  EXPECT_LT(f.worstAngleError, 1e-6);
+  // The same two samples the display showed, so the same velocities to rounding.
+  EXPECT_LT(f.worstLinearMismatch, 1e-6);
+  EXPECT_LT(f.worstAngularMismatch, 1e-5);
+  EXPECT_LE(f.worstPopExcess, 0.0);
+}
+
+// DeepMimic: handed off mid-run, fallen and settled; hit on the chest 2 frames into the first
+// transition, then (after settling again) at its middle.
+TEST(GetUpCancel, HitDuringTheTransitionReturnsToPhysicsWithoutAPop) {
+  const test::Character& c = test::loadCharacter("deepmimic/humanoid3d_run.bvh");
+  ASSERT_TRUE(c.asset);
+  test::GetUpScene scene;
+  ASSERT_TRUE(scene.start(c, 0, Transform::identity()));
+  handoff::Character& ch = *scene.ch;
+  for (int step = 0; step < 30; ++step) scene.step();
+  ASSERT_TRUE(scene.goRagdoll());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    int guard = 0;
+    while (ch.state() != CharacterState::Recovering && guard++ < 60 * 15) {
+      scene.step();
+      ASSERT_EQ(ch.blockingRepresentations(), 1);
+    }
+    ASSERT_EQ(ch.state(), CharacterState::Recovering) << "no get-up within 15 s";
+    const TransitionPlan& plan = ch.recoveries().back().transition;
+    const int frames = attempt == 0 ? 2 : static_cast<int>(plan.duration / 2.0 / test::kFrame);
+    const CancelFigures f = hitAfter(scene, frames);
+    expectNoPop(f, attempt == 0 ? "2 frames in" : "mid-transition");
+  }
+  // The cancels are recorded as events with their reason.
+  int cancels = 0;
+  for (const CharacterEvent& e : ch.events()) cancels += e.kind == "cancel";
+  EXPECT_EQ(cancels, 2);
+}
+
+}  // namespace
+}  // namespace handoff

@@ -1,0 +1,281 @@
+// Test support for the get-up tests of the controller: a real character running its clip in a
+// Bullet world with the DeepMimic get-up clips (retargeted through both humanoid maps when the
+// character is another rig), stepped frame by frame at 60 Hz.
+#pragma once
+
+#include "handoff/controller.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/clip_scene.h"
+
+namespace handoff::test {
+
+inline constexpr double kFrame = 1.0 / 60.0;
+
+/// A DeepMimic get-up clip on the character's own skeleton: as is when the character is the
+/// DeepMimic humanoid, retargeted through both humanoid maps otherwise.
+inline std::optional<GetUpClip> loadGetUp(const Character& c, const char* file) {
+  Result<ImportedAsset> imported = importFile(dataPath(file));
+  if (!imported) {
+    ADD_FAILURE() << imported.error();
+    return std::nullopt;
+  }
+  GetUpClip g;
+  g.clip = imported->clips.at(0);
+  if (imported->skeleton.jointNames != c.skeleton().jointNames) {
+    Result<HumanoidMap> sourceMap = mapHumanoid(imported->skeleton);
+    if (!sourceMap) {
+      ADD_FAILURE() << sourceMap.error();
+      return std::nullopt;
+    }
+    Result<Clip> retargeted =
+        retargetClip(g.clip, imported->skeleton, *sourceMap, c.skeleton(), c.asset->map, RetargetOptions{});
+    if (!retargeted) {
+      ADD_FAILURE() << file << ": " << retargeted.error();
+      return std::nullopt;
+    }
+    g.clip = std::move(retargeted).value();
+  }
+  Result<GetUpClipInfo> info = computeGetUpClipInfo(g.clip, c.skeleton(), c.asset->map);
+  if (!info) {
+    ADD_FAILURE() << file << ": " << info.error();
+    return std::nullopt;
+  }
+  g.info = *info;
+  return g;
+}
+
+inline int clipIndex(const Character& c, const std::string& name) {
+  for (size_t i = 0; i < c.imported.clips.size(); ++i) {
+    if (c.imported.clips[i].name == name) return static_cast<int>(i);
+  }
+  ADD_FAILURE() << "no clip '" << name << "'";
+  return -1;
+}
+
+/// The foot joint of a side (the FootX slot, else the first joint below the lower leg).
+inline int footJoint(const Character& c, Slot foot, Slot lowerLeg) {
+  if (c.asset->map[foot] >= 0) return c.asset->map[foot];
+  const std::vector<int> below = c.skeleton().children(c.asset->map[lowerLeg]);
+  return below.empty() ? c.asset->map[lowerLeg] : below.front();
+}
+
+/// A character running `clip` in its own world with flat ground at y = 0 and get-up clips.
+struct GetUpScene {
+  const Character* c = nullptr;
+  std::unique_ptr<PhysicsWorld> world;
+  std::unique_ptr<handoff::Character> ch;
+  std::optional<GetUpClip> supine, prone;
+  int clip = 0;
+  double animTime = 0.0, clipTime = 0.0;
+  Transform root;
+  std::vector<Transform> locals, dense, models;
+  /// The game's animation at a clip time (default: the character's clip `clip`, looping).
+  std::function<void(double, std::span<Transform>)> animation;
+  int pelvis = -1;
+  std::array<int, 2> feet{-1, -1};
+
+  ::testing::AssertionResult start(const Character& character, int runClip, const Transform& startRoot,
+                                   const CharacterSettings& settings = {}) {
+    c = &character;
+    clip = runClip;
+    root = startRoot;
+    world = createBulletWorld();
+    world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+    const auto n = static_cast<size_t>(c->skeleton().jointCount());
+    locals.resize(n);
+    dense.resize(n);
+    models.resize(n);
+    if (!animation) {
+      animation = [this](double t, std::span<Transform> out) {
+        c->clip(clip).sample(t, WrapMode::Loop, out);
+      };
+    }
+    animation(0.0, locals);
+    Result<std::unique_ptr<handoff::Character>> created =
+        handoff::Character::create(*world, c->asset, c->skeleton(), settings, startRoot, locals);
+    if (!created) return ::testing::AssertionFailure() << created.error();
+    ch = std::move(created).value();
+    supine = loadGetUp(*c, "deepmimic/humanoid3d_getup_faceup.bvh");
+    prone = loadGetUp(*c, "deepmimic/humanoid3d_getup_facedown.bvh");
+    if (!supine || !prone) return ::testing::AssertionFailure() << "get-up clips";
+    ch->setGetUpClips(supine, prone);
+    pelvis = c->asset->map[Slot::Pelvis];
+    feet = {footJoint(*c, Slot::FootL, Slot::LowerLegL), footJoint(*c, Slot::FootR, Slot::LowerLegR)};
+    return ::testing::AssertionSuccess();
+  }
+
+  /// Preprocesses one frame of the run clip (the game's animation keeps running) and steps.
+  /// `afterWorldStep` runs between the physics step and postStep.
+  template <class F>
+  void step(F&& afterWorldStep) {
+    animTime += kFrame;
+    clipTime += kFrame;
+    animation(clipTime, locals);
+    const AnimationInput input{animTime, root, locals, false};
+    EXPECT_TRUE(ch->preStep(input, kFrame));
+    world->step(kFrame, 2);
+    afterWorldStep();
+    ch->postStep(kFrame);
+  }
+  void step() {
+    step([] {});
+  }
+
+  /// Cuts to ragdoll with a dense sample an eighth of a frame before the last input.
+  bool goRagdoll() {
+    animation(clipTime - kFrame / 8, dense);
+    const AnimationInput denseInput{animTime - kFrame / 8, root, dense, false};
+    const HandoffRecord& record = ch->goRagdoll(&denseInput);
+    EXPECT_TRUE(record.committed) << record.failure;
+    return record.committed;
+  }
+
+  /// World transforms of every displayed bone.
+  std::vector<Transform> displayedWorld() {
+    localToModel(c->skeleton(), ch->displayLocals(), models);
+    std::vector<Transform> out(models.size());
+    for (size_t j = 0; j < out.size(); ++j) out[j] = ch->displayRoot() * models[j];
+    return out;
+  }
+
+  /// Lowest displayed point (joints and end sites) of the subtree under `top`. [m]
+  double lowestDisplayedUnder(int top) {
+    const std::vector<Transform> w = displayedWorld();
+    const Skeleton& s = c->skeleton();
+    double lowest = std::numeric_limits<double>::infinity();
+    for (int j = 0; j < s.jointCount(); ++j) {
+      int a = j;
+      while (a != kNoParent && a != top) a = s.parents[static_cast<size_t>(a)];
+      if (a != top) continue;
+      const Transform& m = w[static_cast<size_t>(j)];
+      lowest =
+          std::min({lowest, m.translation.y, m.transformPoint(s.endSiteOffset[static_cast<size_t>(j)]).y});
+    }
+    return lowest;
+  }
+
+  const GetUpClip& chosen() const {
+    return ch->recoveries().back().facing == Facing::Supine ? *supine : *prone;
+  }
+};
+
+/// Figures of one run -> fall -> get-up -> run.
+struct RunFigures {
+  double settleTime = -1.0;  ///< From the handoff to the settle. [s]
+  Facing facing = Facing::Undecided;
+  FacingSource facingSource = FacingSource::PelvisProjection;
+  TransitionPlan transition;
+  double weightZeroError = 1.0;  ///< Displayed vs fallen bones at the recovery's first frame. [m]
+  double worstPelvisJump = 0.0;  ///< Per frame, beyond the clip's own motion. [m]
+  double worstFootJump = 0.0;
+  double worstPelvisStep = 0.0;  ///< Per frame, raw. [m]
+  double worstFootStep = 0.0;
+  double finalPelvisHeight = 0.0;                   ///< Displayed, when the recovery finished. [m]
+  std::array<double, 2> finalFootHeight{1.0, 1.0};  ///< Lowest point under each foot. [m]
+  int blockingViolations = 0;
+  bool recovered = false;
+  bool ranAgain = false;
+};
+
+/// Runs `runClip`, hands off at `handoffTime`, lets the ragdoll fall, settle and get up, then
+/// runs again for a second from where the character stands.
+inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handoffTime,
+                                  const Transform& startRoot) {
+  RunFigures f;
+  GetUpScene scene;
+  EXPECT_TRUE(scene.start(c, runClip, startRoot));
+  if (!scene.ch) return f;
+  handoff::Character& ch = *scene.ch;
+  const Skeleton& skeleton = c.skeleton();
+  const auto n = static_cast<size_t>(skeleton.jointCount());
+  std::vector<Transform> fallen(c.asset->bodies.size());
+  std::vector<Transform> clipA(n), clipB(n), modelsA(n), modelsB(n);
+  std::vector<Transform> previous;
+  bool running = true;
+  for (int step = 0; step < 60 * 20 && !f.ranAgain; ++step) {
+    const CharacterState before = ch.state();
+    scene.step([&] {
+      for (int b = 0; b < ch.ragdoll().bodyCount(); ++b)
+        fallen[static_cast<size_t>(b)] = scene.world->transform(ch.ragdoll().body(b));
+    });
+    if (ch.blockingRepresentations() != 1) {
+      ++f.blockingViolations;
+      ADD_FAILURE() << "step " << step << " state " << characterStateName(ch.state()) << ": "
+                    << ch.blockingRepresentations() << " blocking representations";
+    }
+    if (running && scene.animTime >= handoffTime) {
+      running = false;
+      if (!scene.goRagdoll()) return f;
+    }
+    const std::vector<Transform> shown = scene.displayedWorld();
+    if (before == CharacterState::Ragdoll && ch.state() == CharacterState::Recovering) {
+      // Weight 0: every bone with a body is displayed where its fallen body puts it.
+      f.weightZeroError = 0.0;
+      for (size_t b = 0; b < c.asset->bodies.size(); ++b) {
+        const BodyDef& def = c.asset->bodies[b];
+        const Transform fallenBone = fallen[b] * def.boneFromBody.inverse();
+        f.weightZeroError =
+            std::max(f.weightZeroError,
+                     glm::length(fallenBone.translation - shown[static_cast<size_t>(def.joint)].translation));
+      }
+      f.transition = ch.recoveries().back().transition;
+    }
+    if (!previous.empty() &&
+        (ch.state() == CharacterState::Recovering || before == CharacterState::Recovering)) {
+      // The clip's own motion of each joint over this frame (clip time from the planned transition).
+      const RecoveryRecord& rec = ch.recoveries().back();
+      const GetUpClip& g = scene.chosen();
+      const double t = ch.time() - rec.startTime;
+      sampleGetUpInRoot(g.clip, skeleton, g.info, transitionClipTime(t, rec.transition), clipA);
+      sampleGetUpInRoot(g.clip, skeleton, g.info,
+                        transitionClipTime(std::max(0.0, t - kFrame), rec.transition), clipB);
+      localToModel(skeleton, clipA, modelsA);
+      localToModel(skeleton, clipB, modelsB);
+      auto jump = [&](int joint, double* beyond, double* raw) {
+        const auto j = static_cast<size_t>(joint);
+        const double moved = glm::length(shown[j].translation - previous[j].translation);
+        const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
+        *beyond = std::max(*beyond, moved - own);
+        *raw = std::max(*raw, moved);
+      };
+      jump(scene.pelvis, &f.worstPelvisJump, &f.worstPelvisStep);
+      jump(scene.feet[0], &f.worstFootJump, &f.worstFootStep);
+      jump(scene.feet[1], &f.worstFootJump, &f.worstFootStep);
+    }
+    previous = shown;
+    if (ch.takeRecoveryFinished()) {
+      f.recovered = true;
+      f.finalPelvisHeight = shown[static_cast<size_t>(scene.pelvis)].translation.y;
+      f.finalFootHeight = {scene.lowestDisplayedUnder(scene.feet[0]),
+                           scene.lowestDisplayedUnder(scene.feet[1])};
+      // Resume running from where the character stands.
+      scene.root =
+          rootToStartClip(c.clip(runClip), skeleton, scene.pelvis, c.asset->modelForward, ch.displayRoot());
+      scene.clipTime = 0.0;
+      previous.clear();
+    } else if (f.recovered && ch.state() == CharacterState::Animated) {
+      // A second of running again, continuous with the get-up's last frame.
+      if (scene.clipTime > 1.0) f.ranAgain = true;
+    }
+  }
+  if (!ch.recoveries().empty()) {
+    f.settleTime = ch.recoveries()[0].settleTime - ch.handoffs().front().time;
+    f.facing = ch.recoveries()[0].facing;
+    f.facingSource = ch.recoveries()[0].facingSource;
+  }
+  return f;
+}
+
+}  // namespace handoff::test
