@@ -14,6 +14,7 @@
 #pragma once
 
 #include "handoff/asset.h"
+#include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/physics.h"
 #include "handoff/recovery.h"
@@ -44,6 +45,24 @@ struct GetUpClip {
   GetUpClipInfo info;
 };
 
+/// The pre-get-up gather: once the ragdoll has settled and the clip is chosen, the engine's
+/// joint servos (the asset's drive gains, handoff::applyImplicitDrive) pull the still-dynamic
+/// limbs toward the get-up clip's first frame, so the display transition that follows has little
+/// left to blend and no limb is blended through the floor: the limbs move at physical speeds,
+/// with contacts. The pelvis and the root placement are taken after the gather.
+struct GatherSettings {
+  /// How long the servos pull before the transition starts; 0 = no gather. [s] [>= 0] [default 0.6]
+  double duration = 0.6;
+  /// The drive weight ramps 0 -> 1 over this (stiffness and torque limit together). [s] [> 0] [default 0.2]
+  double rampTime = 0.2;
+  /// After `duration`, the servos hold on until every body is slower than this, so the
+  /// transition starts from limbs at rest (no fast physics motion frozen into the blend). [m/s]
+  /// [> 0] [default 0.3]
+  double restSpeed = 0.3;
+  /// The gather ends here whatever the speeds. [s] [>= duration] [default 1.5]
+  double maxDuration = 1.5;
+};
+
 struct CharacterSettings {
   HandoffSettings handoff;
   SettleSettings settle;
@@ -52,6 +71,7 @@ struct CharacterSettings {
   /// otherwise move faster than 1 m/s beyond the clip's own motion (planTransition).
   TransitionSettings transition;
   StandPlannerSettings stand;
+  GatherSettings gather;
   /// Facing used when neither the pelvis projection nor the pre-fall forward is usable. [unit]
   Vec3 levelDefaultForward{0.0, 0.0, 1.0};
   /// After a delayed recovery (no standable spot), wait this long before trying again. [s]
@@ -74,6 +94,7 @@ struct RecoveryRecord {
   FacingSource facingSource = FacingSource::PelvisProjection;
   StandDecision standDecision = StandDecision::Stand;
   StandReason standReason = StandReason::Clear;
+  double gatherTime = 0.0;  ///< Time the servos gathered the limbs before the transition. [s]
   int delays = 0;           ///< Attempts delayed for lack of a standable spot.
   Transform worldFromRoot;  ///< The root the character stands up on.
   /// The planned display transition (its duration adapts to how far the pelvis and feet must
@@ -157,6 +178,10 @@ class Character {
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
   bool tryStartRecovery(double dt);
+  const GetUpClip* clipForFacing() const;
+  void startGather(const GetUpClip& clip);
+  void gatherPostStep(double dt);
+  void stopGather();
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);
@@ -187,6 +212,15 @@ class Character {
   double retryAt_ = 0.0;
   SettleDetector settle_;
   FacingClassifier facing_;
+
+  // Gather (Ragdoll, servos pulling toward the chosen clip's first frame).
+  bool gathering_ = false;
+  double gatherTime_ = 0.0;
+  Facing gatherFacing_ = Facing::Undecided;
+  std::vector<DriveJoint> driveJoints_;
+  std::vector<JointId> engineJoints_;
+  std::vector<Quat> bodyTargets_, jointTargets_;
+  std::vector<double> driveWeights_;
 
   // Recovering.
   const GetUpClip* getUp_ = nullptr;

@@ -87,6 +87,12 @@ Result<std::unique_ptr<Character>> Character::create(
   c->captured_.resize(n);
   c->bodyPoses_.resize(asset->bodies.size());
   c->transitionScratch_.resize(skeleton.jointCount());
+  c->driveJoints_ = driveJointsFromAsset(*asset);
+  for (int j = 0; j < static_cast<int>(asset->joints.size()); ++j)
+    c->engineJoints_.push_back(c->ragdoll_->joint(j));
+  c->bodyTargets_.resize(asset->bodies.size());
+  c->jointTargets_.resize(asset->joints.size());
+  c->driveWeights_.resize(asset->joints.size());
   // The points whose speed the get-up transition bounds: the pelvis and both feet (the foot
   // slot's joint, else the ankle below the lower leg).
   const HumanoidMap& map = asset->map;
@@ -236,6 +242,10 @@ Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldP
   if (body < 0 || body >= ragdoll_->bodyCount()) return Error{"no body " + std::to_string(body)};
   if (!isFinite(impulse) || !isFinite(worldPoint)) return Error{"impulse or point is not finite"};
   if (state_ == CharacterState::Recovering) cancelRecovery("hit during the get-up transition");
+  if (gathering_) {
+    stopGather();
+    event("gather", "stopped: hit");
+  }
   if (state_ == CharacterState::Animated) {
     event("impulse", "ignored while animated (" + asset_->bodies[static_cast<size_t>(body)].name + ")");
     return {};
@@ -270,20 +280,87 @@ void Character::ragdollPostStep(double dt) {
       settle_.update(dt, world_->linearVelocity(pelvis), world_->angularVelocity(pelvis), externalForce_);
   const int chest = asset_->bodyForJoint(asset_->map[Slot::Chest]);
   if (chest >= 0) facing_.update(bodyPoses_[static_cast<size_t>(chest)].rotation, asset_->chestForwardInBody);
-  if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) tryStartRecovery(dt);
+  if (gathering_) {
+    gatherPostStep(dt);
+  } else if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) {
+    const GetUpClip* clip = clipForFacing();
+    if (clip != nullptr && settings_.gather.duration > 0.0) {
+      startGather(*clip);
+    } else if (clip != nullptr) {
+      tryStartRecovery(dt);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ragdoll: gathering the limbs toward the get-up clip's first frame
+
+const GetUpClip* Character::clipForFacing() const {
+  const Facing facing = facing_.candidate();
+  if (facing == Facing::Undecided || facing_.inHoldBand()) return nullptr;  // on the side: wait
+  if (facing == Facing::Supine) return supine_ ? &*supine_ : nullptr;
+  return prone_ ? &*prone_ : nullptr;
+}
+
+void Character::startGather(const GetUpClip& clip) {
+  // Joint targets from the clip's first frame: qTarget from the target body rotations (any common
+  // frame will do, the targets are relative rotations).
+  sampleGetUpInRoot(clip.clip, skeleton_, clip.info, 0.0, captured_);
+  localToModel(skeleton_, captured_, scratchModels_);
+  for (size_t b = 0; b < asset_->bodies.size(); ++b) {
+    const BodyDef& def = asset_->bodies[b];
+    bodyTargets_[b] = scratchModels_[static_cast<size_t>(def.joint)].rotation * def.boneFromBody.rotation;
+  }
+  const JointTargetsJob job{driveJoints_, bodyTargets_, jointTargets_};
+  if (!job.run()) return;
+  gathering_ = true;
+  gatherTime_ = 0.0;
+  gatherFacing_ = facing_.candidate();
+  for (int b = 0; b < ragdoll_->bodyCount(); ++b) world_->wake(ragdoll_->body(b));
+  std::fill(driveWeights_.begin(), driveWeights_.end(), 0.0);
+  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_);
+  event("gather",
+        std::string(facingName(gatherFacing_)) + " clip: servos pull the limbs toward its first frame");
+}
+
+void Character::gatherPostStep(double dt) {
+  gatherTime_ += dt;
+  if (externalForce_ || facing_.candidate() != gatherFacing_ || facing_.inHoldBand()) {
+    stopGather();
+    event("gather", externalForce_ ? "stopped: external force" : "stopped: the body rolled over");
+    return;
+  }
+  bool atRest = true;
+  for (int b = 0; b < ragdoll_->bodyCount() && atRest; ++b) {
+    atRest = glm::length(world_->linearVelocity(ragdoll_->body(b))) < settings_.gather.restSpeed;
+  }
+  if ((gatherTime_ >= settings_.gather.duration && atRest) || gatherTime_ >= settings_.gather.maxDuration) {
+    stopGather();
+    tryStartRecovery(dt);
+    return;
+  }
+  const double ramp = settings_.gather.rampTime > 0.0 ? settings_.gather.rampTime : settings_.gather.duration;
+  std::fill(driveWeights_.begin(), driveWeights_.end(), std::clamp(gatherTime_ / ramp, 0.0, 1.0));
+  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_);
+}
+
+void Character::stopGather() {
+  if (!gathering_) return;
+  disableImplicitDrive(*world_, engineJoints_);
+  gathering_ = false;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Ragdoll -> Recovering -> Animated
 
 bool Character::tryStartRecovery(double dt) {
-  const Facing facing = facing_.candidate();
-  if (facing == Facing::Undecided || facing_.inHoldBand()) return false;  // on the side: wait
-  const GetUpClip* clip =
-      facing == Facing::Supine ? (supine_ ? &*supine_ : nullptr) : (prone_ ? &*prone_ : nullptr);
+  const GetUpClip* clip = clipForFacing();
   if (!clip) return false;
+  const Facing facing = facing_.candidate();
   RecoveryRecord record;
-  record.settleTime = time_;
+  record.settleTime = time_ - gatherTime_;
+  record.gatherTime = gatherTime_;
+  gatherTime_ = 0.0;
   record.facing = facing;
   // Fallen pelvis bone in world: T_WB = T_WC * inverse(T_BC).
   const Transform worldFromPelvis = bodyPoses_[0] * asset_->bodies[0].boneFromBody.inverse();
@@ -323,7 +400,8 @@ bool Character::tryStartRecovery(double dt) {
   (void)ragdoll_->setAnimatedPose(time_, recoveryRoot_, scratchModels_, false, dt);
   // The capsule stands on the planned root, the spot the planner found free, for the whole
   // recovery (not over the fallen pelvis, which may lie against a wall).
-  world_->setTransform(ragdoll_->capsule(), capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin));
+  world_->setTransform(ragdoll_->capsule(),
+                       capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin));
   state_ = CharacterState::Recovering;
   record.startTime = time_;
   record.worldFromRoot = recoveryRoot_;
@@ -352,8 +430,8 @@ void Character::recoveringPreStep(double dt) {
                  physicsLocals_);
   localToModel(skeleton_, physicsLocals_, scratchModels_);
   (void)ragdoll_->setAnimatedPose(time_ + dt, recoveryRoot_, scratchModels_, false, dt);
-  world_->moveKinematic(ragdoll_->capsule(), capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin),
-                        dt);
+  world_->moveKinematic(ragdoll_->capsule(),
+                        capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin), dt);
 }
 
 void Character::recoveringPostStep(double dt) {

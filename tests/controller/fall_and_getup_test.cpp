@@ -17,15 +17,16 @@ using test::loadCharacter;
 
 void printFigures(const char* label, const test::RunFigures& f, double rigHip) {
   std::printf(
-      "[%s] run -> fall -> get-up: %s clip (yaw from %s), settled %.2f s after the handoff, transition %.2f "
-      "s "
-      "(hold %.2f s, planned worst %.2f m/s), weight-0 error %.4f mm; worst per-frame jump beyond the clip's "
+      "[%s] run -> fall -> get-up: %s clip (yaw from %s), settled %.2f s after the handoff, gather %.2f s, "
+      "transition %.2f s (hold %.2f s, planned worst %.2f m/s), weight-0 error %.4f mm; worst per-frame jump "
+      "beyond the clip's "
       "own motion: pelvis %.1f mm, feet %.1f mm (raw, clip motion included: pelvis %.1f mm, feet %.1f mm); "
       "final pelvis height %.3f m (rig hip %.3f m), feet %.1f / %.1f cm; recovered %d, ran again %d\n",
-      label, facingName(f.facing), facingSourceName(f.facingSource), f.settleTime, f.transition.duration,
-      f.transition.hold, f.transition.worstPointSpeed, f.weightZeroError * 1e3, f.worstPelvisJump * 1e3,
-      f.worstFootJump * 1e3, f.worstPelvisStep * 1e3, f.worstFootStep * 1e3, f.finalPelvisHeight, rigHip,
-      f.finalFootHeight[0] * 100.0, f.finalFootHeight[1] * 100.0, f.recovered, f.ranAgain);
+      label, facingName(f.facing), facingSourceName(f.facingSource), f.settleTime, f.gatherTime,
+      f.transition.duration, f.transition.hold, f.transition.worstPointSpeed, f.weightZeroError * 1e3,
+      f.worstPelvisJump * 1e3, f.worstFootJump * 1e3, f.worstPelvisStep * 1e3, f.worstFootStep * 1e3,
+      f.finalPelvisHeight, rigHip, f.finalFootHeight[0] * 100.0, f.finalFootHeight[1] * 100.0, f.recovered,
+      f.ranAgain);
 }
 
 // The shared figures every end-to-end run must meet.

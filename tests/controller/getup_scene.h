@@ -177,6 +177,7 @@ struct RunFigures {
   Facing facing = Facing::Undecided;
   FacingSource facingSource = FacingSource::PelvisProjection;
   TransitionPlan transition;
+  double gatherTime = 0.0;       ///< Servos pulling the limbs toward the clip's first frame. [s]
   double weightZeroError = 1.0;  ///< Displayed vs fallen bones at the recovery's first frame. [m]
   double worstPelvisJump = 0.0;  ///< Per frame, beyond the clip's own motion. [m]
   double worstFootJump = 0.0;
@@ -231,6 +232,7 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
                      glm::length(fallenBone.translation - shown[static_cast<size_t>(def.joint)].translation));
       }
       f.transition = ch.recoveries().back().transition;
+      f.gatherTime = ch.recoveries().back().gatherTime;
     }
     if (!previous.empty() &&
         (ch.state() == CharacterState::Recovering || before == CharacterState::Recovering)) {
