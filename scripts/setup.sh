@@ -24,3 +24,12 @@ if ((${#missing[@]})); then
   apt-get update
   apt-get install -y "${missing[@]}"
 fi
+
+# The web viewer's npm packages (three.js; playwright-core and gltf-validator for its browser test)
+# exactly as web/package-lock.json pins them: `npm ci`, again only when the lock file is newer than
+# what the last install recorded (node_modules/.package-lock.json).
+web_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../web" && pwd)"
+if [[ $web_dir/package-lock.json -nt $web_dir/node_modules/.package-lock.json ]]; then
+  echo "setup: npm ci in $web_dir"
+  (cd "$web_dir" && npm ci --no-audit --no-fund)
+fi

@@ -80,6 +80,13 @@ camera.position.set(3, 1.6, 3);
 const controls = new OrbitControls(camera, renderer.domElement);
 controls.target.set(0, 0.9, 0);
 controls.enableDamping = false;
+// Renders on demand: while playing, or once after anything changed (frame, camera, toggles, size).
+// A software-rendered browser (the headless test) stays responsive this way.
+let dirty = true;
+function requestRender() {
+  dirty = true;
+}
+controls.addEventListener('change', requestRender);
 scene.add(new THREE.HemisphereLight(0xffffff, 0x667080, 2.2));
 const sun = new THREE.DirectionalLight(0xffffff, 1.6);
 sun.position.set(4, 8, 3);
@@ -90,6 +97,7 @@ function resize() {
   renderer.setSize(Math.max(1, w), Math.max(1, h), false);
   camera.aspect = Math.max(1, w) / Math.max(1, h);
   camera.updateProjectionMatrix();
+  requestRender();
 }
 new ResizeObserver(resize).observe(ui.view);
 resize();
@@ -106,6 +114,7 @@ const viewer = {
   playing: false,
   speed: 1,
   error: null,
+  renders: 0, // frames drawn (the viewer renders on demand)
   setFrame: (n) => setFrame(n),
   events: [],
   three: { THREE, scene, camera, controls, renderer },
@@ -386,6 +395,7 @@ async function load(entry) {
   controls.update();
 
   showFrame(startFrame, true);
+  requestRender();
   setStatus('');
   viewer.ready = true;
   document.body.dataset.ready = 'true';
@@ -484,6 +494,7 @@ function setFrame(n) {
   if (!current) return;
   time = current.times[clampFrame(n)];
   tick(0);
+  requestRender();
 }
 
 function tick(dt) {
@@ -503,8 +514,12 @@ function render() {
   const now = performance.now();
   const dt = Math.min((now - lastRender) / 1000, 0.1);
   lastRender = now;
-  tick(dt);
-  renderer.render(scene, camera);
+  if (viewer.playing || dirty) {
+    dirty = false;
+    tick(dt);
+    renderer.render(scene, camera);
+    viewer.renders++;
+  }
   requestAnimationFrame(render);
 }
 
@@ -570,6 +585,7 @@ function applyToggles() {
   for (const h of current.limitHelpers) h.visible = t.limits.checked;
   if (current.capsule?.material) current.capsule.material.visible = t.capsule.checked;
   current.contacts.visible = t.contacts.checked;
+  requestRender();
 }
 
 function jumpEvent(direction) {

@@ -1,5 +1,5 @@
-# CTest web.viewer: writes the demo replays, installs the viewer's npm packages when missing
-# (npm ci, from web/package-lock.json), then runs the browser test (node --test web/test/viewer.test.mjs).
+# CTest web.viewer: writes the demo replays, installs the viewer's npm packages when missing or
+# stale (npm ci, from web/package-lock.json), then runs the browser test (node --test web/test/viewer.test.mjs).
 # -DDEMO=<handoff_replay_demo> -DWEB_DIR=<web/> -DWORK_DIR=<scratch folder>
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR}/replays)
@@ -10,13 +10,9 @@ endif()
 
 find_program(NODE node REQUIRED)
 find_program(NPM npm REQUIRED)
-set(missing FALSE)
-foreach(package three playwright-core gltf-validator)
-  if(NOT EXISTS ${WEB_DIR}/node_modules/${package}/package.json)
-    set(missing TRUE)
-  endif()
-endforeach()
-if(missing)
+# As scripts/setup.sh: npm ci when the lock file is newer than the last install's record (or
+# nothing is installed).
+if(${WEB_DIR}/package-lock.json IS_NEWER_THAN ${WEB_DIR}/node_modules/.package-lock.json)
   message(STATUS "web: npm ci")
   execute_process(COMMAND ${NPM} ci --no-audit --no-fund WORKING_DIRECTORY ${WEB_DIR} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

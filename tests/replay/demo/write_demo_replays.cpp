@@ -1,10 +1,14 @@
-// handoff_replay_demo <folder>: writes two small replays of real handoffs for the web viewer
-// test (tests/replay/web_viewer_test.cmake) and for trying the viewer by hand:
+// handoff_replay_demo <folder>: writes small replays of real handoffs for the web viewer test
+// (tests/replay/web_viewer_test.cmake) and for trying the viewer by hand:
 //   run_handoff.glb          DeepMimic humanoid running, ragdoll at 1.0 s, falls over a box;
-//   mesh2motion_handoff.glb  the skinned Mesh2Motion character, ragdoll mid-clip.
+//   mesh2motion_handoff.glb  the skinned Mesh2Motion character jogging, powered at 0.8 s (the
+//                            explicit joint drives track the jog), hit in the chest at 1.0 s,
+//                            drives off (full ragdoll) at 1.4 s, falls to the ground.
 // Each character is tracked kinematically along its clip in a Bullet world, committed with
 // Ragdoll::commitAt (velocity inheritance), then simulated and written back. Prints one line per
-// replay: file, frame count, handoff frame. Not the scenario runner: a fixture.
+// replay: file, frame count, handoff frame. Not the scenario runner: a fixture that gives the
+// viewer every authority colour but `recovering`, contacts, a capsule and several events.
+#include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/physics_bullet.h"
 #include "handoff/replay.h"
@@ -40,6 +44,11 @@ struct DemoSpec {
   double handoffTime = 1.0;
   double endTime = 3.0;
   bool obstacle = false;  ///< A low box ahead of the character at the handoff.
+  /// Powered until this time (the joint drives track the clip after the commit), then a full
+  /// ragdoll; <= handoffTime: a ragdoll from the commit on. [s]
+  double poweredUntil = 0.0;
+  double impulseTime = -1.0;  ///< When the chest is hit (< 0: never). [s]
+  double impulse = 0.0;       ///< Backwards (against the running direction), at the chest. [N s]
 };
 
 Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
@@ -82,16 +91,18 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
   }
   replay.groundHeight = std::min(0.0, lowest) - 0.001;
 
+  // The running direction at the handoff (horizontal).
+  pose(spec.handoffTime - kDt);
+  const Vec3 before = models[0].translation;
+  pose(spec.handoffTime);
+  Vec3 ahead = models[0].translation - before;
+  ahead.y = 0.0;
+  ahead = glm::length(ahead) > 1e-6 ? glm::normalize(ahead) : Vec3{0, 0, 1};
+
   std::unique_ptr<PhysicsWorld> world = createBulletWorld();
   world->addGroundPlane(Vec3{0, 1, 0}, replay.groundHeight);
   if (spec.obstacle) {
     // A knee-high box 0.6 m ahead of the pelvis at the handoff, across the running direction.
-    pose(spec.handoffTime - kDt);
-    const Vec3 before = models[0].translation;
-    pose(spec.handoffTime);
-    Vec3 ahead = models[0].translation - before;
-    ahead.y = 0.0;
-    ahead = glm::length(ahead) > 1e-6 ? glm::normalize(ahead) : Vec3{0, 0, 1};
     const double yaw = std::atan2(ahead.x, ahead.z);
     ReplayStaticBox box;
     box.halfExtents = Vec3{0.8, 0.2, 0.15};
@@ -108,6 +119,24 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
   if (!created) return Error{spec.name + ": " + created.error()};
   Ragdoll& ragdoll = **created;
 
+  // Powered phase: the explicit drive (SPEC.md section 5) on the ragdoll's bodies, tracking the
+  // clip's joint rotations. The asset's gains exceed what the explicit drive can take on the
+  // light bodies at this substep: the stability guard scales them (as tests/drive does).
+  std::vector<BodyId> bodyIds;
+  for (size_t b = 0; b < bodies; ++b) bodyIds.push_back(ragdoll.body(static_cast<int>(b)));
+  const std::vector<DriveJoint> driveJoints = driveJointsFromAsset(asset);
+  ExplicitDrive drive(*world, bodyIds, driveJoints);
+  drive.setStabilityLimit(1.0);
+  std::vector<Quat> targetBodies(bodies), previousTargets(driveJoints.size()), targets(driveJoints.size());
+  std::vector<Vec3> targetVelocities(driveJoints.size());
+  const auto jointTargetsAt = [&](double t, std::vector<Quat>& out) {
+    pose(t);
+    bodyPosesFromModels(asset, models, worldFromRoot, poses);
+    for (size_t b = 0; b < bodies; ++b) targetBodies[b] = poses[b].rotation;
+    return JointTargetsJob{driveJoints, targetBodies, out}.run();
+  };
+  double driveWeight = 0.0;
+
   const auto record = [&](double t, const char* state, bool physics) {
     ReplayFrame frame;
     frame.time = t;
@@ -121,8 +150,12 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
     } else {
       frame.locals = locals;
     }
-    for (size_t b = 0; b < bodies; ++b)
-      frame.authority.push_back(static_cast<std::uint8_t>(ragdoll.authority(static_cast<int>(b))));
+    for (size_t b = 0; b < bodies; ++b) {
+      Authority a = ragdoll.authority(static_cast<int>(b));
+      // The drive acts on every joint: each dynamic body is driven while the weight is on.
+      if (a == Authority::Physics && driveWeight > 0.0) a = Authority::Drive;
+      frame.authority.push_back(static_cast<std::uint8_t>(a));
+    }
     frame.capsuleEnabled = world->isEnabled(ragdoll.capsule());
     frame.worldFromCapsule = world->transform(ragdoll.capsule());
     for (size_t b = 0; b < bodies; ++b) {
@@ -145,6 +178,7 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
     f.maxJointStretch = ragdoll.maxJointSeparation();
     f.blendWeight =
         physics ? displayBlendWeight(t - spec.handoffTime, HandoffSettings{}.displayBlendTime) : 0.0;
+    f.driveWeight = driveWeight;
     f.contactPoints = stats.contactPoints;
     f.activeBodies = stats.activeBodies;
     replay.frames.push_back(std::move(frame));
@@ -160,20 +194,57 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
     world->step(kDt, kSubsteps);  // the kinematic bodies reach the pose at t
     record(t, "animated", false);
   }
-  // The handoff.
+  // The handoff: to a powered ragdoll or straight to a ragdoll.
+  const bool powered = spec.poweredUntil > spec.handoffTime;
   pose(spec.handoffTime);
   HandoffRecord handoff = ragdoll.commitAt(HandoffSettings{}, spec.handoffTime, worldFromRoot, models);
   if (!handoff.committed) return Error{spec.name + ": handoff abandoned: " + handoff.failure};
   const int handoffFrame = static_cast<int>(replay.frames.size());
-  record(spec.handoffTime, "ragdoll", true);
-  replay.events.push_back({spec.handoffTime, "ragdoll", "handoff mid-" + clip->name});
-  // Ragdoll.
+  if (powered) {
+    driveWeight = 1.0;
+    drive.setWeight(1.0);
+    world->setSubstepListener(&drive);
+    replay.events.push_back(
+        {spec.handoffTime, "powered", "powered mid-" + clip->name + ": drives track the clip"});
+  } else {
+    replay.events.push_back({spec.handoffTime, "ragdoll", "handoff mid-" + clip->name});
+  }
+  record(spec.handoffTime, powered ? "powered" : "ragdoll", true);
+
   const int physicsFrames = static_cast<int>(std::lround((spec.endTime - spec.handoffTime) / kDt));
+  const int chest = std::max(0, asset.bodyForSlot(Slot::Chest));
+  bool hit = false;
   for (int k = 1; k <= physicsFrames; ++k) {
+    const double t = spec.handoffTime + k * kDt;  // the frame's end
+    if (powered && driveWeight > 0.0 && t > spec.poweredUntil + 1e-9) {
+      driveWeight = 0.0;
+      world->setSubstepListener(nullptr);
+      // Marked at the first frame the drives no longer act on (the end of this step).
+      replay.events.push_back({t, "ragdoll", "drives off: full ragdoll"});
+    }
+    if (driveWeight > 0.0) {
+      if (!jointTargetsAt(t - kDt, previousTargets) || !jointTargetsAt(t, targets) ||
+          !JointTargetVelocitiesJob{previousTargets, targets, kDt, targetVelocities}.run() ||
+          !drive.setTargets(targets, targetVelocities)) {
+        return Error{spec.name + ": drive targets at t=" + std::to_string(t)};
+      }
+    }
+    if (!hit && spec.impulseTime >= 0.0 && t - kDt >= spec.impulseTime - 1e-9) {
+      hit = true;
+      const BodyId body = ragdoll.body(chest);
+      const Vec3 at = world->transform(body).translation;
+      world->applyLinearImpulse(body, -spec.impulse * ahead, at);
+      char detail[96];
+      std::snprintf(detail, sizeof detail, "%.0f N s backwards at the chest (%s)", spec.impulse,
+                    asset.bodies[static_cast<size_t>(chest)].name.c_str());
+      replay.events.push_back({t - kDt, "impulse", detail});
+    }
     world->step(kDt, kSubsteps);
     if (k == 1) ragdoll.recordFirstStep(handoff);
-    record(spec.handoffTime + k * kDt, "ragdoll", true);
+    ragdoll.updateLimits();
+    record(t, driveWeight > 0.0 ? "powered" : "ragdoll", true);
   }
+  world->setSubstepListener(nullptr);
 
   const std::string path = (std::filesystem::path(folder) / (spec.name + ".glb")).string();
   if (Status s = writeReplayGlb(replay, path); !s) return Error{s.error()};
@@ -197,7 +268,8 @@ int main(int argc, char** argv) {
   }
   const handoff::DemoSpec specs[] = {
       {"deepmimic/humanoid3d_run.bvh", "", "run_handoff", 1.0, 3.0, true},
-      {"mesh2motion/human-base-animations.glb", "Jog", "mesh2motion_handoff", 1.0, 3.0, false},
+      {"mesh2motion/human-base-animations.glb", "Jog", "mesh2motion_handoff", 0.8, 3.0, false, 1.4, 1.0,
+       40.0},
   };
   int failures = 0;
   for (const handoff::DemoSpec& spec : specs) {
