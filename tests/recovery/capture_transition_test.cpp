@@ -195,5 +195,80 @@ TEST(Transition, NoJumpBeyondTheClipsOwnMotion) {
   RecordProperty("worst_excess_jump_cm", std::to_string(worstExcess * 100.0));
 }
 
+// planTransition: from fallen poses far from the clip's first frame (every joint turned by up to
+// 60 degrees of seeded noise), the planned transition is longer than 0.25 s and, replayed frame by
+// frame as the controller shows it, moves the pelvis and both feet at most maxPointSpeed * dt
+// beyond the clip's own motion on every frame; the clip holds its first frame for `hold`, then
+// plays; at weight 0 the display is the captured pose. A pose at the clip's first frame keeps the
+// SPEC's 0.25 s; maxPointSpeed = 0 gives the fixed transition.
+TEST(Transition, PlanBoundsThePelvisAndFeetSpeed) {
+  std::mt19937 rng(11u);
+  const double dt = 1.0 / 60.0;
+  const TransitionSettings settings;
+  double worstExcess = 0.0, longest = 0.0;
+  for (const char* file :
+       {"deepmimic/humanoid3d_getup_faceup.bvh", "deepmimic/humanoid3d_getup_facedown.bvh"}) {
+    const RealFixture f = loadReal(file);
+    const Skeleton& s = f.clip.skeleton;
+    const auto n = static_cast<size_t>(s.jointCount());
+    const std::vector<int> tracked = {f.clip.map[Slot::Pelvis], f.clip.map[Slot::FootL],
+                                      f.clip.map[Slot::FootR]};
+    TransitionScratch scratch;
+    scratch.resize(s.jointCount());
+    std::vector<Transform> captured(f.clip.clip.frame(0).begin(), f.clip.clip.frame(0).end());
+    sampleGetUpInRoot(f.clip.clip, s, f.info, 0.0, captured);
+    // At the clip's first frame: nothing to travel, the default 0.25 s.
+    TransitionPlan plan = planTransition(captured, f.clip.clip, s, f.info, tracked, dt, settings, scratch);
+    EXPECT_DOUBLE_EQ(plan.duration, settings.duration);
+    EXPECT_EQ(plan.hold, 0.0);
+    EXPECT_TRUE(plan.boundMet);
+    TransitionSettings fixed;
+    fixed.maxPointSpeed = 0.0;
+    EXPECT_DOUBLE_EQ(planTransition(captured, f.clip.clip, s, f.info, tracked, dt, fixed, scratch).duration,
+                     0.25);
+    for (int trial = 0; trial < 4; ++trial) {
+      sampleGetUpInRoot(f.clip.clip, s, f.info, 0.0, captured);
+      for (Transform& t : captured) t.rotation = test::randomRotation(rng, 60.0 * kPi / 180.0) * t.rotation;
+      plan = planTransition(captured, f.clip.clip, s, f.info, tracked, dt, settings, scratch);
+      EXPECT_GT(plan.duration, settings.duration) << file << " trial " << trial;
+      EXPECT_NEAR(plan.hold, plan.duration - settings.duration, 1e-12);
+      EXPECT_TRUE(plan.boundMet) << file << " trial " << trial << ": " << plan.worstPointSpeed << " m/s";
+      longest = std::max(longest, plan.duration);
+      // Replay: every frame, every tracked joint.
+      std::vector<Transform> display(n), clipOnly(n);
+      std::vector<Vec3> prevShown, prevClip;
+      for (int frame = 0; frame * dt <= plan.duration + dt; ++frame) {
+        const double t = frame * dt;
+        transitionPose(captured, f.clip.clip, s, f.info, t, plan, display);
+        sampleGetUpInRoot(f.clip.clip, s, f.info, transitionClipTime(t, plan), clipOnly);
+        const std::vector<Transform> shown = test::modelsOf(s, display);
+        const std::vector<Transform> clip = test::modelsOf(s, clipOnly);
+        if (frame == 0) {
+          for (size_t j = 0; j < n; ++j) EXPECT_TRUE(xfNear(display[j], captured[j], 1e-12, 1e-12));
+        }
+        for (size_t k = 0; k < tracked.size(); ++k) {
+          const auto j = static_cast<size_t>(tracked[k]);
+          if (frame > 0) {
+            const double excess = glm::length(shown[j].translation - prevShown[k]) -
+                                  glm::length(clip[j].translation - prevClip[k]);
+            EXPECT_LE(excess, settings.maxPointSpeed * dt + 1e-9) << file << " frame " << frame;
+            worstExcess = std::max(worstExcess, excess);
+          }
+        }
+        prevShown.clear();
+        prevClip.clear();
+        for (int j : tracked) {
+          prevShown.push_back(shown[static_cast<size_t>(j)].translation);
+          prevClip.push_back(clip[static_cast<size_t>(j)].translation);
+        }
+      }
+    }
+  }
+  std::printf(
+      "[transition plan] 60 deg noise: longest planned %.2f s, worst excess %.1f mm per 60 Hz frame (bound "
+      "%.1f)\n",
+      longest, worstExcess * 1e3, settings.maxPointSpeed * dt * 1e3);
+}
+
 }  // namespace
 }  // namespace handoff

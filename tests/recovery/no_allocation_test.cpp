@@ -59,6 +59,9 @@ TEST(NoAllocation, PerStepRecoveryFunctions) {
   std::vector<Transform> display(n);
   SettleDetector settle;
   FacingClassifier facing;
+  TransitionScratch scratch;
+  scratch.resize(c.skeleton.jointCount());
+  const std::vector<int> tracked = {c.map[Slot::Pelvis], c.map[Slot::FootL], c.map[Slot::FootR]};
 
   const long before = gAllocations.load();
   double sink = 0.0;
@@ -72,6 +75,12 @@ TEST(NoAllocation, PerStepRecoveryFunctions) {
     transitionPose(captured, c.clip, c.skeleton, *info, t, TransitionSettings{}, display);
     sampleGetUpInRoot(c.clip, c.skeleton, *info, t, display);
     sink += display[0].translation.y;
+    if (step % 40 == 0) {
+      const TransitionPlan plan = planTransition(captured, c.clip, c.skeleton, *info, tracked, 1.0 / 60.0,
+                                                 TransitionSettings{}, scratch);
+      transitionPose(captured, c.clip, c.skeleton, *info, t, plan, display);
+      sink += plan.duration;
+    }
   }
   const long after = gAllocations.load();
   EXPECT_EQ(after - before, 0) << "allocations in per-step recovery functions";
