@@ -19,8 +19,13 @@ const STATE_COLORS = { ...AUTHORITY_COLORS };
 const EVENT_COLORS = {
   ragdoll: '#f97316',
   powered: '#22c55e',
+  settled: '#94a3b8',
+  gather: '#c084fc',
   getup: '#a855f7',
   recovering: '#a855f7',
+  recovered: '#3b82f6',
+  delay: '#eab308',
+  refused: '#e5e7eb',
   impulse: '#ef4444',
   teleport: '#94a3b8',
   cancel: '#e5e7eb',

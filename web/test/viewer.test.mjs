@@ -105,7 +105,7 @@ function canvasStats(page, keep = null) {
     context.drawImage(source, 0, 0);
     const data = context.getImageData(0, 0, copy.width, copy.height).data;
     if (keep) (window.snapshots ??= {})[keep] = data;
-    let n = 0, sum = 0, sum2 = 0, orange = 0, blue = 0, red = 0, green = 0;
+    let n = 0, sum = 0, sum2 = 0, orange = 0, blue = 0, red = 0, green = 0, purple = 0;
     for (let i = 0; i < data.length; i += 4) {
       const r = data[i] / 255, g = data[i + 1] / 255, b = data[i + 2] / 255;
       const l = 255 * (0.299 * r + 0.587 * g + 0.114 * b);
@@ -119,10 +119,11 @@ function canvasStats(page, keep = null) {
       if (h >= 12 && h <= 40) orange++;
       else if (h >= 200 && h <= 235) blue++;
       else if (h >= 125 && h <= 160) green++;
+      else if (h >= 255 && h <= 290) purple++;
       else if (h < 8 || h > 350) red++;
     }
     const mean = sum / n;
-    return { width: copy.width, height: copy.height, mean, variance: sum2 / n - mean * mean, orange, blue, red, green };
+    return { width: copy.width, height: copy.height, mean, variance: sum2 / n - mean * mean, orange, blue, red, green, purple };
   }, keep);
 }
 
@@ -296,19 +297,44 @@ test('the viewer scrubs across the handoff frame of a replay and draws the chara
   assert.ok(ragdoll.orange > 500, `orange body pixels at the handoff: ${ragdoll.orange}`);
   assert.ok(ragdoll.orange > 5 * animated.orange, 'the handoff turns the bodies orange');
 
-  // The panel's figures follow the frame: each equals the file's value at the frame shown.
-  const last = run.frameCount - 1;
-  await page.keyboard.press('End');
-  assert.deepEqual(await frameReadout(), { state: run.states[last], frame: String(last) });
-  const lastFigures = await panelFigures();
-  assert.deepEqual(lastFigures, expectedFigures(run, last));
-  assert.notEqual(lastFigures['pelvis height'], animatedFigures['pelvis height']);
-  assert.notEqual(lastFigures['blend weight'], animatedFigures['blend weight']);
-  assert.equal((await page.textContent('#contacts')).trim(), String(run.contacts[last].length));
-  assert.ok(run.contacts[last].length > 0, 'the fallen ragdoll touches the ground');
+  // The panel's figures follow the frame: each equals the file's value at the frame shown. E
+  // jumps to the next event (the controller's first after the handoff); the frame before it is
+  // the settled ragdoll, lying on the ground.
+  const next = run.events.find((e) => e.frame > handoff.frame);
+  assert.ok(next, `events after the handoff: ${JSON.stringify(run.events)}`);
+  await page.keyboard.press('e');
+  assert.equal((await frameReadout()).frame, String(next.frame));
+  const lying = next.frame - 1;
+  await scrub(lying, 'ragdoll', run);
+  const lyingFigures = await panelFigures();
+  assert.deepEqual(lyingFigures, expectedFigures(run, lying));
+  assert.notEqual(lyingFigures['pelvis height'], animatedFigures['pelvis height']);
+  assert.notEqual(lyingFigures['blend weight'], animatedFigures['blend weight']);
+  assert.equal((await page.textContent('#contacts')).trim(), String(run.contacts[lying].length));
+  assert.ok(run.contacts[lying].length > 0, 'the fallen ragdoll touches the ground');
   await settle();
   const settled = await canvasStats(page);
   assert.ok(settled.red > 30, `red contact pixels on the settled ragdoll: ${settled.red}`);
+
+  // The get-up: recovering bodies are purple and the capsule is back; at the end the character
+  // runs again, animated (blue).
+  const getup = run.events.find((e) => e.kind === 'getup');
+  assert.ok(getup, `a get-up event: ${JSON.stringify(run.events)}`);
+  const recovering = getup.frame + 30;
+  await scrub(recovering, 'recovering', run);
+  assert.equal((await page.textContent('#capsule')).trim(), 'enabled');
+  await settle();
+  const recoveringStats = await canvasStats(page);
+  await page.screenshot({ path: path.join(outDir, 'viewer_recovering.png') });
+  console.log(`recovering frame: ${JSON.stringify(recoveringStats)}`);
+  assert.ok(recoveringStats.purple > 500, `purple (recovering) body pixels: ${recoveringStats.purple}`);
+  const last = run.frameCount - 1;
+  await page.keyboard.press('End');
+  assert.deepEqual(await frameReadout(), { state: 'animated', frame: String(last) });
+  assert.deepEqual(await panelFigures(), expectedFigures(run, last));
+  await settle();
+  const again = await canvasStats(page);
+  assert.ok(again.blue > 500, `blue body pixels running again: ${again.blue}`);
 
   // Keys and markers: one frame back and forth, a click on the handoff marker.
   await page.locator(`#markers .marker >> nth=${run.events.indexOf(handoff)}`).click();

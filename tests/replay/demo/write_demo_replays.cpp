@@ -1,13 +1,15 @@
-// handoff_replay_demo <folder>: writes small replays of real handoffs for the web viewer test
+// handoff_replay_demo <folder>: writes small replays of real runs for the web viewer test
 // (tests/replay/web_viewer_test.cmake) and for trying the viewer by hand:
-//   run_handoff.glb          DeepMimic humanoid running, ragdoll at 1.0 s, falls over a box;
+//   run_handoff.glb          DeepMimic humanoid running, ragdoll at 1.0 s, falls over a box,
+//                            settles, gets up with the DeepMimic get-up clips (the Character
+//                            controller: recovering) and runs again for 0.5 s;
 //   mesh2motion_handoff.glb  the skinned Mesh2Motion character jogging, powered at 0.8 s (the
 //                            explicit joint drives track the jog), hit in the chest at 1.0 s,
 //                            drives off (full ragdoll) at 1.4 s, falls to the ground.
-// Each character is tracked kinematically along its clip in a Bullet world, committed with
-// Ragdoll::commitAt (velocity inheritance), then simulated and written back. Prints one line per
-// replay: file, frame count, handoff frame. Not the scenario runner: a fixture that gives the
-// viewer every authority colour but `recovering`, contacts, a capsule and several events.
+// Between them: every authority colour, contacts, the capsule, a skinned mesh and seven events.
+// Bodies are committed with velocity inheritance and simulated in Bullet. Prints one line per
+// replay: file, frame count, handoff frame. Not the scenario runner: a fixture.
+#include "handoff/controller.h"
 #include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/physics_bullet.h"
@@ -37,6 +39,49 @@ Vec3 lowestShapePoint(const ShapeDesc& s, const Transform& x) {
   return p;
 }
 
+/// What every physics frame records from the engine: capsule, contacts (the engine interface
+/// reports contact counts, not points: one point per body in contact, its lowest point) and the
+/// figures the engine gives. frame.time and frame.worldFromBodies must be set.
+void recordEngine(const PhysicsWorld& world, const Ragdoll& ragdoll, int pelvis, const Replay& replay,
+                  ReplayFrame& frame) {
+  const RagdollAsset& asset = ragdoll.asset();
+  const std::vector<Transform>& poses = frame.worldFromBodies;
+  frame.capsuleEnabled = world.isEnabled(ragdoll.capsule());
+  frame.worldFromCapsule = world.transform(ragdoll.capsule());
+  for (size_t b = 0; b < poses.size(); ++b) {
+    if (world.contactCount(ragdoll.body(static_cast<int>(b))) > 0) {
+      frame.contacts.push_back(lowestShapePoint(asset.bodies[b].shape, poses[b]));
+    }
+  }
+  const StepStats& stats = world.lastStepStats();
+  ReplayFigures& f = frame.figures;
+  const auto p = static_cast<size_t>(pelvis);
+  f.pelvisHeight = poses[p].translation.y;
+  if (!replay.frames.empty()) {
+    const ReplayFrame& previous = replay.frames.back();
+    f.pelvisSpeed = glm::length(poses[p].translation - previous.worldFromBodies[p].translation) /
+                    (frame.time - previous.time);
+  }
+  f.maxJointStretch = ragdoll.maxJointSeparation();
+  f.contactPoints = stats.contactPoints;
+  f.activeBodies = stats.activeBodies;
+}
+
+/// A get-up clip of the DeepMimic humanoid for a character on the same skeleton.
+Result<GetUpClip> loadGetUp(const std::string& file, const Skeleton& skeleton, const HumanoidMap& map) {
+  Result<ImportedAsset> imported = importFile(std::string(HANDOFF_DATA_DIR) + "/" + file);
+  if (!imported) return Error{imported.error()};
+  if (imported->clips.empty() || imported->skeleton.jointNames != skeleton.jointNames) {
+    return Error{file + ": no clip on the character's skeleton"};
+  }
+  GetUpClip g;
+  g.clip = imported->clips[0];
+  Result<GetUpClipInfo> info = computeGetUpClipInfo(g.clip, skeleton, map);
+  if (!info) return Error{file + ": " + info.error()};
+  g.info = *info;
+  return g;
+}
+
 struct DemoSpec {
   std::string file;      ///< Under data/.
   std::string clipHint;  ///< Preferred clip (name contains); empty: the first.
@@ -49,6 +94,9 @@ struct DemoSpec {
   double poweredUntil = 0.0;
   double impulseTime = -1.0;  ///< When the chest is hit (< 0: never). [s]
   double impulse = 0.0;       ///< Backwards (against the running direction), at the chest. [N s]
+  /// Through the Character controller with the DeepMimic get-up clips: after the fall it settles,
+  /// gets up (recovering) and runs again; endTime is then the longest it may take.
+  bool recover = false;
 };
 
 Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
@@ -113,6 +161,73 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
     replay.boxes.push_back(box);
   }
 
+  if (spec.recover) {
+    // The Character controller end to end: animated -> ragdoll -> recovering -> animated.
+    Result<GetUpClip> supine = loadGetUp("deepmimic/humanoid3d_getup_faceup.bvh", skeleton, asset.map);
+    Result<GetUpClip> prone = loadGetUp("deepmimic/humanoid3d_getup_facedown.bvh", skeleton, asset.map);
+    if (!supine || !prone) return Error{spec.name + ": " + (supine ? prone.error() : supine.error())};
+    Transform root = worldFromRoot;
+    clip->sample(0.0, WrapMode::Loop, locals);
+    Result<std::unique_ptr<Character>> made =
+        Character::create(*world, source.asset, skeleton, CharacterSettings{}, root, locals);
+    if (!made) return Error{spec.name + ": " + made.error()};
+    Character& ch = **made;
+    ch.setGetUpClips(*supine, *prone);
+    const int pelvisJoint = std::max(0, asset.map[Slot::Pelvis]);
+    int handoffFrame = -1;
+    double clipTime = 0.0, animTime = 0.0, runAgainUntil = -1.0;
+    std::vector<Transform> dense(joints);
+    for (int k = 1; animTime < spec.endTime && (runAgainUntil < 0.0 || animTime < runAgainUntil); ++k) {
+      animTime += kDt;
+      clipTime += kDt;
+      clip->sample(clipTime, WrapMode::Loop, locals);
+      if (Status s = ch.preStep(AnimationInput{animTime, root, locals, false}, kDt); !s) {
+        return Error{spec.name + ": " + s.error()};
+      }
+      world->step(kDt, kSubsteps);
+      ch.postStep(kDt);
+      if (handoffFrame < 0 && animTime >= spec.handoffTime - 1e-9) {
+        // Cut with a dense sample an eighth of a frame before the last input (as the game would).
+        clip->sample(clipTime - kDt / 8, WrapMode::Loop, dense);
+        const AnimationInput denseInput{animTime - kDt / 8, root, dense, false};
+        const HandoffRecord& handoff = ch.goRagdoll(&denseInput);
+        if (!handoff.committed) return Error{spec.name + ": handoff abandoned: " + handoff.failure};
+        handoffFrame = static_cast<int>(replay.frames.size());
+      }
+      if (ch.takeRecoveryFinished()) {
+        // Run again from where the character stands, for half a second.
+        root = rootToStartClip(*clip, skeleton, pelvisJoint, asset.modelForward, ch.displayRoot());
+        clipTime = 0.0;
+        runAgainUntil = animTime + 0.5;
+      }
+      ReplayFrame frame;
+      frame.time = ch.time();
+      frame.state = characterStateName(ch.state());
+      frame.worldFromRoot = ch.displayRoot();
+      frame.locals.assign(ch.displayLocals().begin(), ch.displayLocals().end());
+      ch.ragdoll().readBodyPoses(poses);
+      frame.worldFromBodies = poses;
+      for (size_t b = 0; b < bodies; ++b) {
+        frame.authority.push_back(
+            ch.state() == CharacterState::Recovering
+                ? kReplayAuthorityRecovering
+                : static_cast<std::uint8_t>(ch.ragdoll().authority(static_cast<int>(b))));
+      }
+      recordEngine(*world, ch.ragdoll(), pelvis, replay, frame);
+      frame.figures.settleWindow = ch.settle().timeInWindow();
+      frame.figures.blendWeight = ch.blendWeight();
+      replay.frames.push_back(std::move(frame));
+    }
+    for (const CharacterEvent& e : ch.events()) replay.events.push_back({e.time, e.kind, e.detail});
+    if (runAgainUntil < 0.0)
+      return Error{spec.name + ": no recovery within " + std::to_string(spec.endTime) + " s"};
+    const std::string path = (std::filesystem::path(folder) / (spec.name + ".glb")).string();
+    if (Status s = writeReplayGlb(replay, path); !s) return Error{s.error()};
+    return path + " frames=" + std::to_string(replay.frames.size()) +
+           " handoffFrame=" + std::to_string(handoffFrame) + " clip=" + clip->name +
+           " events=" + std::to_string(replay.events.size());
+  }
+
   pose(0.0);
   Result<std::unique_ptr<Ragdoll>> created =
       Ragdoll::create(*world, source.asset, skeleton, worldFromRoot, models);
@@ -156,31 +271,16 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
       if (a == Authority::Physics && driveWeight > 0.0) a = Authority::Drive;
       frame.authority.push_back(static_cast<std::uint8_t>(a));
     }
-    frame.capsuleEnabled = world->isEnabled(ragdoll.capsule());
-    frame.worldFromCapsule = world->transform(ragdoll.capsule());
-    for (size_t b = 0; b < bodies; ++b) {
-      if (world->contactCount(ragdoll.body(static_cast<int>(b))) > 0) {
-        // The engine interface reports contact counts, not points: the body's lowest point.
-        frame.contacts.push_back(lowestShapePoint(asset.bodies[b].shape, poses[b]));
-      }
-    }
-    const StepStats& stats = world->lastStepStats();
+    recordEngine(*world, ragdoll, pelvis, replay, frame);
     ReplayFigures& f = frame.figures;
-    f.pelvisHeight = poses[static_cast<size_t>(pelvis)].translation.y;
     if (!replay.frames.empty()) {
       const ReplayFrame& previous = replay.frames.back();
-      f.pelvisSpeed = glm::length(poses[static_cast<size_t>(pelvis)].translation -
-                                  previous.worldFromBodies[static_cast<size_t>(pelvis)].translation) /
-                      (t - previous.time);
       f.settleWindow =
           physics && f.pelvisSpeed < 0.1 ? previous.figures.settleWindow + (t - previous.time) : 0.0;
     }
-    f.maxJointStretch = ragdoll.maxJointSeparation();
     f.blendWeight =
         physics ? displayBlendWeight(t - spec.handoffTime, HandoffSettings{}.displayBlendTime) : 0.0;
     f.driveWeight = driveWeight;
-    f.contactPoints = stats.contactPoints;
-    f.activeBodies = stats.activeBodies;
     replay.frames.push_back(std::move(frame));
   };
 
@@ -267,7 +367,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const handoff::DemoSpec specs[] = {
-      {"deepmimic/humanoid3d_run.bvh", "", "run_handoff", 1.0, 3.0, true},
+      {"deepmimic/humanoid3d_run.bvh", "", "run_handoff", 1.0, 10.0, true, 0.0, -1.0, 0.0, true},
       {"mesh2motion/human-base-animations.glb", "Jog", "mesh2motion_handoff", 0.8, 3.0, false, 1.4, 1.0,
        40.0},
   };
