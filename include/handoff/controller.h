@@ -1,7 +1,9 @@
-// The per-character state machine (SPEC.md sections 3 and 4): Animated -> Ragdoll ->
-// Recovering -> Animated, composed from the handoff, recovery and drive pieces. One authority
-// per body at every step, and exactly one blocking representation (the dynamic limbs or the
-// capsule).
+// The per-character state machine (SPEC.md sections 3 to 6): Animated -> Ragdoll ->
+// Recovering -> Animated, and Animated <-> Powered (joint drives track the animation, on every
+// body or on some: a partial ragdoll) with hit reactions that return to animation or knock the
+// character out into a full ragdoll. Composed from the handoff, recovery and drive pieces. One
+// authority per body at every step, and exactly one blocking representation (the dynamic limbs
+// or the capsule).
 //
 // Per frame, with the game's animation pose for the end of the frame:
 //
@@ -35,6 +37,9 @@ enum class CharacterState : std::uint8_t {
   Ragdoll,     ///< Bodies dynamic; skeleton written back from physics; capsule off.
   Recovering,  ///< Display blends from the captured pose into a get-up clip; limbs kinematic and
                ///< non-blocking; capsule on.
+  Powered,     ///< Bodies with a physics weight > 0 dynamic under joint drives toward the
+               ///< animation (Authority::Drive), the others kinematic on it (a partial ragdoll);
+               ///< capsule off. SPEC.md sections 5 and 6.
 };
 const char* characterStateName(CharacterState state);
 
@@ -63,6 +68,59 @@ struct GatherSettings {
   double maxDuration = 1.5;
 };
 
+/// A pin (SPEC.md section 5, drive.h PinApplier): a world-space pull of one body toward its
+/// animated pose. An external force: the character's record says how much it applied.
+struct PoweredPin {
+  int body = -1;        ///< Asset body index. [0, bodies)
+  double weight = 1.0;  ///< Pin weight. [0, 1] [default 1]
+  /// Acceleration gains (PinGains): stiff enough to hold a standing pelvis against a 150 N s
+  /// chest hit, stable at 60 Hz with one substep (h^2 K + 2 h D = 0.25 + 2.0 < 4).
+  PinGains gains{900.0, 60.0, 200.0, 900.0, 60.0, 400.0};
+};
+
+/// Powered mode: how the drives and pins run, and when the character leaves the mode.
+/// The scenario event "powered" maps to solver/weight/rampTime, "partial" to bodyWeights/rampTime.
+struct PoweredSettings {
+  DriveSolver solver = DriveSolver::Explicit;  ///< [default explicit]
+  /// Drive weight reached after the ramp (scales stiffness and torque limit, not damping). [0, 1]
+  double weight = 1.0;
+  double rampTime = 0.2;  ///< Drive weight ramps 0 -> weight over this time. [s] [>= 0]
+  /// Per asset body, its physics weight (a partial ragdoll): 0 = kinematic on the animation,
+  /// > 0 = dynamic under the drives, rendered as lerp(animation, physics, weight). Empty: 1 for
+  /// every body (full powered ragdoll). The joint into a body takes its drive weight times
+  /// `driveWeights` of that body (empty: 1).
+  std::vector<double> bodyWeights;
+  std::vector<double> driveWeights;
+  std::vector<PoweredPin> pins;  ///< Off by default.
+  /// Adds pins (default gains, weight 1) on the pelvis and both feet when they are dynamic.
+  bool pinPelvisAndFeet = false;
+  /// Explicit solver only: ExplicitDrive::setStabilityLimit (scales a joint's Kp and Kd down
+  /// where the step cannot take them; docs/DRIVES.md). 0 = off. [default 1]
+  double stabilityLimit = 1.0;
+  /// The Character installs its drive and pins as the world's substep listener while powered.
+  /// With several powered characters in one world, set false and chain
+  /// Character::substepListener() of each in one SubstepListenerList.
+  bool installSubstepListener = true;
+
+  // Leaving powered mode (SPEC.md section 5). Checked every step once the ramp is done.
+  /// Return to animation on its own once settled (a hit reaction). False: stay powered until
+  /// Character::goAnimated(). [default false; CharacterSettings::hitReaction sets true]
+  bool returnWhenSettled = false;
+  double returnJointError = 3.0 * kPi / 180.0;  ///< RMS joint-angle error below. [rad]
+  double returnPositionError = 0.05;            ///< Every dynamic body's centre of mass within. [m]
+  double returnLinearSpeed = 0.3;               ///< Body speed relative to its animated speed below. [m/s]
+  double returnAngularSpeed = 1.0;              ///< Same, angular. [rad/s]
+  double returnWindow = 0.1;                    ///< The above must hold continuously this long. [s]
+  /// A dynamic body's centre of mass this far from its animated one knocks the character out
+  /// into a full ragdoll (PuppetMaster's knock-out distance). +inf: never. [m] [default 0.5]
+  double knockoutDistance = 0.5;
+  /// When the capsule does not fit at the animated pose on return: hold the pose powered and
+  /// retry every step (true), or fall into a full ragdoll (false). [default true]
+  bool holdWhenBlocked = true;
+  /// Display: physics -> animation blend when returning. [s] [>= 0] [default 0.25]
+  double returnBlendTime = 0.25;
+};
+
 struct CharacterSettings {
   HandoffSettings handoff;
   SettleSettings settle;
@@ -76,6 +134,12 @@ struct CharacterSettings {
   Vec3 levelDefaultForward{0.0, 0.0, 1.0};
   /// After a delayed recovery (no standable spot), wait this long before trying again. [s]
   double recoveryRetryDelay = 0.5;
+  /// What applyImpulse() does while animated: go powered with these settings first (pelvis and
+  /// feet pinned, returns to animation when settled). `enabled` false: impulses while animated
+  /// are ignored.
+  PoweredSettings hitReaction = defaultHitReaction();
+  bool hitReactionEnabled = true;
+  static PoweredSettings defaultHitReaction();
 };
 
 /// The game's animation pose for the end of the coming step.
@@ -107,7 +171,9 @@ struct RecoveryRecord {
 struct CharacterEvent {
   double time = 0.0;
   std::string kind;  ///< "ragdoll", "settled", "getup", "delay", "cancel", "recovered", "impulse",
-                     ///< "teleport", "refused"
+                     ///< "teleport", "refused", "powered" (full powered ragdoll), "partial" (some
+                     ///< bodies dynamic), "knockout" (powered -> full ragdoll), "blocked" (no
+                     ///< capsule space to return: holding), "unpowered" (back to animation)
   std::string detail;
 };
 
@@ -137,13 +203,36 @@ class Character {
   /// After the physics step.
   void postStep(double dt);
 
-  /// Cut to ragdoll now (SPEC.md section 3 commit) from the last animation input.
+  /// Cut to ragdoll now (SPEC.md section 3 commit) from the last animation input. While
+  /// Powered: the drives and pins go off and the animated bodies join the ragdoll.
   /// `denseSample`, when given, is the animation sampled shortly before the last input (its
   /// time between the last two inputs): the inherited velocities are then nearly instantaneous
   /// and the joints carry them without correction (see Ragdoll::addDenseSample).
   const HandoffRecord& goRagdoll(const AnimationInput* denseSample = nullptr);
+  /// Powered ragdoll (SPEC.md sections 5 and 6) from Animated, or new settings while Powered
+  /// (the ramp restarts from the current weight). One write phase: the bodies with a physics
+  /// weight > 0 become dynamic at the animated pose with its velocities (the SPEC section 3
+  /// commit), the others stay kinematic on the animation, the capsule goes off. Refused (error,
+  /// nothing changed) in Ragdoll and Recovering, with bad weights or pins, or when the commit
+  /// fails. Event "powered" (every body dynamic) or "partial".
+  Status goPowered(const PoweredSettings& settings);
+  /// Partial ragdoll: goPowered with `bodyWeights` (per asset body, 0 animation .. 1 physics),
+  /// the other settings as given.
+  Status goPartial(std::span<const double> bodyWeights, double rampTime, PoweredSettings settings = {});
+  /// Changes the physics and drive weights per body while powered (empty driveWeights: 1). A body
+  /// going 0 -> > 0 becomes dynamic from its animated pose and velocity; > 0 -> 0 becomes
+  /// kinematic on the animation. Refused unless Powered.
+  Status setBodyWeights(std::span<const double> bodyWeights, std::span<const double> driveWeights = {});
+  /// Leave powered mode (scenario event "animate"): the drives keep tracking until the errors
+  /// and velocities are under the return thresholds, then the capsule check and one write
+  /// phase hand every body back to the animation, the display blending over `blendTime`.
+  /// In Ragdoll: refused (use the get-up). Animated: nothing to do.
+  Status goAnimated(double blendTime = 0.25);
   /// An impulse at a world point on a body. [N s] In Ragdoll it wakes the body and counts as an
-  /// external-force event; during recovery it cancels the recovery first.
+  /// external-force event; during recovery it cancels the recovery first. While Animated (and
+  /// CharacterSettings::hitReactionEnabled) the character first goes powered with
+  /// settings().hitReaction (a hit reaction), then takes the impulse. While Powered, on a
+  /// kinematic (animated) body of a partial ragdoll: the body becomes dynamic first.
   Status applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint);
 
   CharacterState state() const { return state_; }
@@ -156,6 +245,24 @@ class Character {
   const std::vector<RecoveryRecord>& recoveries() const { return recoveries_; }
   const std::vector<CharacterEvent>& events() const { return events_; }
   const SettleDetector& settle() const { return settle_; }
+  /// Powered mode's current settings, drive weight (after the ramp) and measured errors.
+  const PoweredSettings& powered() const { return powered_; }
+  double driveWeight() const { return driveWeight_; }
+  /// RMS and max joint-angle error of the driven joints, max body distance to the animated
+  /// pose, at the last postStep while powered. [rad], [rad], [m]
+  double poweredRmsJointError() const { return rmsJointError_; }
+  double poweredMaxJointError() const { return maxJointError_; }
+  double poweredMaxPositionError() const { return maxPositionError_; }
+  /// Physics weight per body (0 while not powered; 1 in Ragdoll).
+  std::span<const double> bodyWeights() const { return bodyWeights_; }
+  /// Per joint, the weight handed to the drive in the last preStep (ramp x weight x body's drive
+  /// weight; 0 when the child body is animated).
+  std::span<const double> jointDriveWeights() const { return jointWeights_; }
+  /// The drive (explicit solver) and pins, and the listener that runs them (see
+  /// PoweredSettings::installSubstepListener). The pins' external impulses are in pins().
+  const ExplicitDrive* explicitDrive() const { return drive_.get(); }
+  const PinApplier* pins() const { return pins_.get(); }
+  SubstepListener& substepListener() { return listeners_; }
   const FacingClassifier& facing() const { return facing_; }
 
   /// What to render: the displayed skeleton (parentFromJoint) against displayRoot().
@@ -185,6 +292,14 @@ class Character {
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);
+  Status validatePowered(const PoweredSettings& settings) const;
+  void poweredPostStep(double dt);
+  void updateDriveTargets(double dt);
+  bool tryReturnToAnimation();
+  void knockOut(double distance);
+  bool poweredToRagdoll();
+  void leavePowered();
+  void enterRagdoll(const Transform& root, double blendTime);
 
   PhysicsWorld* world_;
   std::shared_ptr<const RagdollAsset> asset_;
@@ -232,6 +347,25 @@ class Character {
   TransitionScratch transitionScratch_;
   std::vector<int> trackedJoints_;  ///< Pelvis and feet: the points the transition plan bounds.
   bool recoveryFinished_ = false;
+
+  // Powered.
+  PoweredSettings powered_;
+  std::unique_ptr<ExplicitDrive> drive_;
+  std::unique_ptr<PinApplier> pins_;
+  SubstepListenerList listeners_;
+  std::vector<double> bodyWeights_, driveWeightsPerBody_, jointWeights_;
+  std::vector<Quat> targetBodies_, poweredTargets_, previousPoweredTargets_;
+  std::vector<Vec3> jointTargetVelocities_;
+  std::vector<Transform> animBodies_, previousAnimBodies_;
+  std::vector<std::uint8_t> physicsMask_, physicsJointMask_;
+  std::vector<double> jointBlend_;
+  double driveWeight_ = 0.0, rampStartWeight_ = 0.0, poweredTime_ = 0.0, settledFor_ = 0.0;
+  double rmsJointError_ = 0.0, maxJointError_ = 0.0, maxPositionError_ = 0.0;
+  bool haveJointTargets_ = false, returning_ = false, blocked_ = false;
+  double returnBlendTime_ = 0.25;
+  // Physics -> animation display blend after leaving powered mode.
+  std::vector<Transform> returnFrom_;
+  double returnBlend_ = 0.0, returnBlendTotal_ = 0.0;
 
   // Display and scratch.
   std::vector<Transform> display_, physicsLocals_, scratchModels_, bodyPoses_, worldBones_, animRelative_;

@@ -47,6 +47,12 @@
 
 namespace handoff {
 
+/// How joint drives are applied in powered mode (docs/DRIVES.md).
+enum class DriveSolver : std::uint8_t {
+  Explicit,  ///< Equal and opposite angular impulses every substep (ExplicitDrive).
+  Implicit,  ///< The engine's own servo motors (applyImplicitDrive).
+};
+
 // ------------------------------------------------------------------------------------------------
 // Gains and joints
 // ------------------------------------------------------------------------------------------------
@@ -286,15 +292,22 @@ class ExplicitDrive final : public SubstepListener {
 /// spring: target = qTarget with its joint angles clamped to the limits (a locked axis to its
 /// lock value), per open axis stiffness Kp * w and damping Kd, zero on locked axes (the joint
 /// holds them), maxTorque * w as the engine's per-axis limit (so the total may exceed the
-/// explicit clamp by up to sqrt(open axes)). The engine servo has no target velocity. A
-/// non-finite target gives the motor disabled.
-JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight);
+/// explicit clamp by up to sqrt(open axes)). `targetVelocity` (omegaTarget in J_A, as the explicit
+/// law's) becomes the servo's target joint-angle rates on the open axes whose target was not
+/// clamped (JointMotorSettings::targetRates), so a moving target is tracked without the damping
+/// lag. A non-finite target gives the motor disabled.
+JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight,
+                                         const Vec3& targetVelocity = Vec3{0.0});
 
 /// Hands every joint's target and weighted gains to the engine (setJointMotor per joint).
-/// `weights` may be empty (1). Spans sized alike (asserted). Never allocates.
+/// `weights` may be empty (1), `targetVelocities` too (static targets). Spans sized alike
+/// (asserted). Never allocates.
 void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
                         std::span<const DriveJoint> joints, std::span<const Quat> targets,
                         std::span<const double> weights);
+void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
+                        std::span<const DriveJoint> joints, std::span<const Quat> targets,
+                        std::span<const Vec3> targetVelocities, std::span<const double> weights);
 
 /// Switches the engine servos of the joints off (leaving powered mode or going to explicit).
 void disableImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints);

@@ -213,6 +213,20 @@ class Ragdoll {
   /// record says why.
   HandoffRecord commit(const HandoffSettings& settings);
 
+  /// The same commit for some bodies only (a powered or partial ragdoll, or the rest of one
+  /// knocked out): every body with mask[b] != 0 must be animated and becomes dynamic under
+  /// `authority` from the newest animated pose with the inherited velocities; bodies already
+  /// dynamic keep their state (their joints to the committed bodies are re-anchored at the current
+  /// poses); other animated bodies stay kinematic. The capsule goes off (the dynamic limbs are the
+  /// blocking representation). An empty mask means every body. All or nothing, as commit().
+  HandoffRecord commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
+                             Authority authority);
+  /// Relabels every dynamic body's authority (Drive <-> Physics: drives on or off). [step-safe]
+  void setDynamicAuthority(Authority authority);
+  /// Hands the bodies with mask[b] != 0 back to the animation: kinematic, at rest, moved by the
+  /// next setAnimatedPose (continuing from where physics left them). [step-safe]
+  void makeBodiesAnimated(std::span<const std::uint8_t> mask);
+
   /// Commit at a given final animation pose (the usual call: "go ragdoll now, from this
   /// pose"): records it as the newest sample (when its time advances) and commits. A pose that
   /// cannot initialise a body (NaN, Inf) abandons the handoff, naming the bone; nothing changes.
@@ -256,7 +270,7 @@ class Ragdoll {
 
  private:
   Ragdoll(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset);
-  void setJointsForPose(HandoffRecord& record);
+  void setJointsForPose(HandoffRecord& record, std::span<const std::uint8_t> mask);
   PhysicsWorld* world_;
   std::shared_ptr<const RagdollAsset> asset_;
   std::vector<BodyId> bodies_;

@@ -118,6 +118,10 @@ struct JointMotorSettings {
   Vec3 stiffness{0.0};                                         ///< Per axis of J. [N m/rad] [>= 0]
   Vec3 damping{0.0};                                           ///< Per axis of J. [N m s/rad] [>= 0]
   double maxTorque = std::numeric_limits<double>::infinity();  ///< Per axis. [N m] [> 0]
+  /// Target joint-angle rates (d jointAngles / dt of a moving target), per axis of J; the
+  /// servo drives toward the target moving at these rates: tau = Kp (e + h r - h w') +
+  /// Kd (r - w'). [rad/s] [default 0: static target]
+  Vec3 targetRates{0.0};
 };
 
 /// Per-step statistics of a world (SPEC.md section 7).

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "handoff/asset.h"
+#include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/import.h"
 #include "handoff/math.h"
@@ -156,11 +157,7 @@ std::vector<ScenarioBox> stepBoxes(const ScenarioSteps& steps);
 /// boxes placed by "wall" events).
 std::vector<ScenarioBox> staticBoxes(const ScenarioWorld& world);
 
-/// How joint drives are applied in powered mode (docs/DRIVES.md).
-enum class DriveSolver : std::uint8_t {
-  Explicit,  ///< Equal and opposite angular impulses every substep (ExplicitDrive).
-  Implicit,  ///< The engine's own servo motors.
-};
+/// JSON names of DriveSolver (declared in handoff/drive.h).
 const char* driveSolverName(DriveSolver solver);  ///< "explicit", "implicit"
 
 /// JSON names of HandoffMode: "inherit", "naive_zero_velocity", "naive_bind_pose".

@@ -15,6 +15,8 @@ const char* characterStateName(CharacterState state) {
       return "ragdoll";
     case CharacterState::Recovering:
       return "recovering";
+    case CharacterState::Powered:
+      return "powered";
   }
   return "?";
 }
@@ -106,6 +108,26 @@ Result<std::unique_ptr<Character>> Character::create(
       c->trackedJoints_.push_back(below.empty() ? map[lowerLeg] : below.front());
     }
   }
+  // Powered mode: the drive and its buffers, sized once.
+  const size_t nb = asset->bodies.size();
+  const size_t nj = c->driveJoints_.size();
+  std::vector<BodyId> bodies(nb);
+  for (size_t b = 0; b < nb; ++b) bodies[b] = c->ragdoll_->body(static_cast<int>(b));
+  c->drive_ = std::make_unique<ExplicitDrive>(world, bodies, c->driveJoints_);
+  c->drive_->setEnabled(false);
+  c->bodyWeights_.assign(nb, 0.0);
+  c->driveWeightsPerBody_.assign(nb, 1.0);
+  c->jointWeights_.assign(nj, 0.0);
+  c->targetBodies_.resize(nb);
+  c->poweredTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});
+  c->previousPoweredTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});
+  c->jointTargetVelocities_.assign(nj, Vec3{0.0});
+  c->animBodies_.resize(nb);
+  c->previousAnimBodies_.resize(nb);
+  c->physicsMask_.assign(nb, 0);
+  c->physicsJointMask_.assign(n, 0);
+  c->jointBlend_.assign(n, 0.0);
+  c->returnFrom_.resize(n);
   return c;
 }
 
@@ -173,12 +195,27 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
     case CharacterState::Recovering:
       recoveringPreStep(dt);
       break;
+    case CharacterState::Powered: {
+      // Animated bodies of a partial ragdoll follow the animation; the history keeps every body's
+      // animated pose so more bodies can go physical at any step.
+      localToModel(skeleton_, animation.locals, scratchModels_);
+      if (Status s = ragdoll_->setAnimatedPose(time_ + dt, animation.worldFromRoot, scratchModels_,
+                                               animation.teleport, dt);
+          !s) {
+        return s;
+      }
+      break;
+    }
   }
   std::copy(animation.locals.begin(), animation.locals.end(), animLocals_.begin());
   localToModel(skeleton_, animLocals_, animModels_);
   animRoot_ = animation.worldFromRoot;
   animTime_ = animation.time;
   haveAnimation_ = true;
+  if (state_ == CharacterState::Powered) {
+    if (animation.teleport) haveJointTargets_ = false;  // no target velocity across a jump
+    updateDriveTargets(dt);
+  }
   return {};
 }
 
@@ -186,9 +223,19 @@ void Character::postStep(double dt) {
   time_ += dt;
   switch (state_) {
     case CharacterState::Animated:
-      std::copy(animLocals_.begin(), animLocals_.end(), display_.begin());
       displayRoot_ = animRoot_;
-      blendWeight_ = 0.0;
+      if (returnBlend_ < returnBlendTotal_) {
+        // Just back from powered mode: the display blends from the last physics pose.
+        returnBlend_ += dt;
+        blendWeight_ = 1.0 - std::clamp(returnBlend_ / returnBlendTotal_, 0.0, 1.0);
+        blendPoses(animLocals_, returnFrom_, blendWeight_, display_);
+      } else {
+        std::copy(animLocals_.begin(), animLocals_.end(), display_.begin());
+        blendWeight_ = 0.0;
+      }
+      break;
+    case CharacterState::Powered:
+      poweredPostStep(dt);
       break;
     case CharacterState::Ragdoll:
       ragdollPostStep(dt);
@@ -205,6 +252,10 @@ void Character::postStep(double dt) {
 
 const HandoffRecord& Character::goRagdoll(const AnimationInput* denseSample) {
   HandoffRecord record;
+  if (state_ == CharacterState::Powered) {
+    if (poweredToRagdoll()) event("ragdoll", "handoff from powered mode (drives off)");
+    return handoffs_.back();
+  }
   if (state_ == CharacterState::Ragdoll) {
     record.failure = "already a ragdoll";
   } else {
@@ -220,22 +271,27 @@ const HandoffRecord& Character::goRagdoll(const AnimationInput* denseSample) {
     record = ragdoll_->commit(settings_.handoff);
   }
   if (record.committed) {
-    state_ = CharacterState::Ragdoll;
-    ragdollRoot_ = ragdoll_->history().size() > 0 ? ragdoll_->history().root(0) : animRoot_;
-    timeSinceCommit_ = 0.0;
-    blendTime_ = settings_.handoff.displayBlendTime;
-    settle_.reset();
-    facing_.reset();
-    retryAt_ = 0.0;
-    // The character's horizontal forward before the fall: the fallback yaw of the get-up.
-    const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
-    if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
+    enterRagdoll(ragdoll_->history().size() > 0 ? ragdoll_->history().root(0) : animRoot_,
+                 settings_.handoff.displayBlendTime);
     event("ragdoll", std::string("handoff (") + handoffModeName(record.mode) + ")");
   } else {
     event("refused", "handoff abandoned: " + record.failure);
   }
   handoffs_.push_back(std::move(record));
   return handoffs_.back();
+}
+
+void Character::enterRagdoll(const Transform& root, double blendTime) {
+  state_ = CharacterState::Ragdoll;
+  ragdollRoot_ = root;
+  timeSinceCommit_ = 0.0;
+  blendTime_ = blendTime;
+  settle_.reset();
+  facing_.reset();
+  retryAt_ = 0.0;
+  // The character's horizontal forward before the fall: the fallback yaw of the get-up.
+  const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
+  if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
 }
 
 Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint) {
@@ -247,9 +303,20 @@ Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldP
     event("gather", "stopped: hit");
   }
   if (state_ == CharacterState::Animated) {
-    event("impulse", "ignored while animated (" + asset_->bodies[static_cast<size_t>(body)].name + ")");
-    return {};
+    if (!settings_.hitReactionEnabled) {
+      event("impulse", "ignored while animated (" + asset_->bodies[static_cast<size_t>(body)].name + ")");
+      return {};
+    }
+    if (Status s = goPowered(settings_.hitReaction); !s) return s;  // the hit reaction
   }
+  if (state_ == CharacterState::Powered && ragdoll_->authority(body) == Authority::Animation) {
+    // A hit on an animated body of a partial ragdoll: that body goes physical first.
+    std::vector<double> weights = bodyWeights_;
+    weights[static_cast<size_t>(body)] = 1.0;
+    const std::vector<double> drives = driveWeightsPerBody_;
+    if (Status s = setBodyWeights(weights, drives); !s) return s;
+  }
+  if (state_ == CharacterState::Powered) settledFor_ = 0.0;
   world_->applyLinearImpulse(ragdoll_->body(body), impulse, worldPoint);
   externalForce_ = true;
   event("impulse",

@@ -27,6 +27,18 @@ void rateAxes(const Vec3& angles, Vec3 axes[3]) {
   axes[2] = Vec3{sb, -sa * cb, ca * cb};
 }
 
+// Joint-angle rates of an angular velocity in J_A at `angles` (the inverse of rateAxes). Callers
+// check the gimbal lock (|cos angles.y| >= kGimbalCos) first.
+Vec3 jointAngleRates(const Vec3& w, const Vec3& angles) {
+  const double sa = std::sin(angles.x), ca = std::cos(angles.x);
+  const double sb = std::sin(angles.y), cb = std::cos(angles.y);
+  Vec3 rates;
+  rates.z = (-w.y * sa + w.z * ca) / cb;
+  rates.y = w.y * ca + w.z * sa;
+  rates.x = w.x - rates.z * sb;
+  return rates;
+}
+
 bool bodyIndexOk(int index, size_t bodyCount) { return index >= 0 && static_cast<size_t>(index) < bodyCount; }
 
 }  // namespace
@@ -136,13 +148,7 @@ Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetA
       std::abs(std::cos(admissibleAngles.y)) < kGimbalCos)
     return Vec3{0.0};
   // Joint-angle rates of the raw target (omega = J(raw) * rates, see rateAxes).
-  const double sa = std::sin(rawTargetAngles.x), ca = std::cos(rawTargetAngles.x);
-  const double sb = std::sin(rawTargetAngles.y), cb = std::cos(rawTargetAngles.y);
-  const Vec3& w = targetVelocity;
-  Vec3 rates;
-  rates.z = (-w.y * sa + w.z * ca) / cb;
-  rates.y = w.y * ca + w.z * sa;
-  rates.x = w.x - rates.z * sb;
+  Vec3 rates = jointAngleRates(targetVelocity, rawTargetAngles);
   for (int i = 0; i < 3; ++i) {
     if (removeAxes[i]) rates[i] = 0.0;
   }
@@ -419,7 +425,8 @@ int ExplicitDrive::invalidJoints() const {
 
 // --- Implicit drive ---
 
-JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight) {
+JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight,
+                                         const Vec3& targetVelocity) {
   JointMotorSettings motor;
   if (!isFinite(target) || glm::dot(target, target) < 1e-12) return motor;  // disabled
   const DriveGains gains = weightedGains(joint.gains, weight);
@@ -440,17 +447,35 @@ JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& ta
   motor.enabled = true;
   motor.target = angles == raw ? glm::normalize(target) : fromJointAngles(angles);
   motor.maxTorque = gains.maxTorque;
+  // A moving target: its joint-angle rates on the open axes whose target was not clamped (a
+  // clamped target does not move); none near gimbal lock, where the rates are undefined.
+  if (isFinite(targetVelocity) && targetVelocity != Vec3{0.0} && std::abs(std::cos(raw.y)) >= kGimbalCos) {
+    const Vec3 rates = jointAngleRates(targetVelocity, raw);
+    for (int i = 0; i < 3; ++i) {
+      const bool moving = motor.stiffness[i] > 0.0 || motor.damping[i] > 0.0;
+      motor.targetRates[i] = moving && angles[i] == raw[i] ? rates[i] : 0.0;
+    }
+  }
   return motor;
 }
 
 void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
                         std::span<const DriveJoint> joints, std::span<const Quat> targets,
                         std::span<const double> weights) {
+  applyImplicitDrive(world, engineJoints, joints, targets, {}, weights);
+}
+
+void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
+                        std::span<const DriveJoint> joints, std::span<const Quat> targets,
+                        std::span<const Vec3> targetVelocities, std::span<const double> weights) {
   assert(engineJoints.size() == joints.size() && targets.size() == joints.size() &&
-         (weights.empty() || weights.size() == joints.size()) && "applyImplicitDrive: span sizes differ");
+         (weights.empty() || weights.size() == joints.size()) &&
+         (targetVelocities.empty() || targetVelocities.size() == joints.size()) &&
+         "applyImplicitDrive: span sizes differ");
   for (size_t i = 0; i < joints.size(); ++i) {
     world.setJointMotor(engineJoints[i],
-                        implicitMotorSettings(joints[i], targets[i], weights.empty() ? 1.0 : weights[i]));
+                        implicitMotorSettings(joints[i], targets[i], weights.empty() ? 1.0 : weights[i],
+                                              targetVelocities.empty() ? Vec3{0.0} : targetVelocities[i]));
   }
 }
 

@@ -406,6 +406,12 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
 }
 
 HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
+  return commitBodies(settings, {}, Authority::Physics);
+}
+
+HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
+                                    Authority authority) {
+  const auto selected = [&mask](int b) { return mask.empty() || mask[static_cast<size_t>(b)] != 0; };
   HandoffRecord record;
   record.mode = settings.mode;
   const int n = bodyCount();
@@ -416,8 +422,13 @@ HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
     record.failure = "no animated pose has been set yet";
     return record;
   }
+  if (!mask.empty() && static_cast<int>(mask.size()) != n) {
+    record.failure = "body mask has " + std::to_string(mask.size()) + " entries, the ragdoll " +
+                     std::to_string(n) + " bodies";
+    return record;
+  }
   for (int b = 0; b < n; ++b) {
-    if (authority_[static_cast<size_t>(b)] != Authority::Animation) {
+    if (selected(b) && authority_[static_cast<size_t>(b)] != Authority::Animation) {
       record.failure = "body '" + asset_->bodies[static_cast<size_t>(b)].name +
                        "' is not animated (already " + authorityName(authority_[static_cast<size_t>(b)]) +
                        ")";
@@ -436,6 +447,14 @@ HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
   for (int b = 0; b < n; ++b) {
     const size_t i = static_cast<size_t>(b);
     BodyHandoff& out = record.bodies[i];
+    if (!selected(b)) {
+      // Not committed: dynamic bodies keep their state, animated ones stay where they are.
+      scratchPoses_[i] = world_->transform(bodies_[i]);
+      out.poseBefore = out.poseAfter = scratchPoses_[i];
+      out.linearVelocity = world_->linearVelocity(bodies_[i]);
+      out.angularVelocity = world_->angularVelocity(bodies_[i]);
+      continue;
+    }
     out.rawLinearVelocity = rawLinear_[i];
     out.rawAngularVelocity = rawAngular_[i];
     out.clamps = clamps_[i];
@@ -472,6 +491,7 @@ HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
   // 2. One write phase: poses (snapped where the engine disagrees), velocities, filters; then all
   //    bodies dynamic together, joint warm starts cleared, the capsule off.
   for (int b = 0; b < n; ++b) {
+    if (!selected(b)) continue;
     const size_t i = static_cast<size_t>(b);
     BodyHandoff& out = record.bodies[i];
     const BodyId id = bodies_[i];
@@ -486,21 +506,27 @@ HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
     world_->setLinearVelocity(id, out.linearVelocity);
     world_->setAngularVelocity(id, out.angularVelocity);
   }
-  setJointsForPose(record);
+  setJointsForPose(record, mask);
   for (int b = 0; b < n; ++b) {
+    if (!selected(b)) continue;
     world_->setMotionType(bodies_[static_cast<size_t>(b)], MotionType::Dynamic);
-    authority_[static_cast<size_t>(b)] = Authority::Physics;
+    authority_[static_cast<size_t>(b)] = authority;
   }
   for (int b = 0; b < n; ++b) {
+    if (!selected(b)) continue;
     // Velocities again after the switch: an engine may clear them when mass properties change.
     world_->setLinearVelocity(bodies_[static_cast<size_t>(b)],
                               record.bodies[static_cast<size_t>(b)].linearVelocity);
     world_->setAngularVelocity(bodies_[static_cast<size_t>(b)],
                                record.bodies[static_cast<size_t>(b)].angularVelocity);
   }
-  for (JointId j : joints_) world_->resetWarmStart(j);
+  for (size_t j = 0; j < joints_.size(); ++j) {
+    if (selected(asset_->joints[j].parentBody) || selected(asset_->joints[j].childBody))
+      world_->resetWarmStart(joints_[j]);
+  }
   world_->setEnabled(capsule_, false);
   for (int b = 0; b < n; ++b) {
+    if (!selected(b)) continue;
     record.bodies[static_cast<size_t>(b)].poseAfter = world_->transform(bodies_[static_cast<size_t>(b)]);
   }
   record.committed = true;
@@ -561,12 +587,19 @@ constexpr double kContactLookAhead = 1.0 / 60.0;  // [s] ... or that their speed
 constexpr double kBulletMiddleAxisMax = kPi / 2 - 1e-3;  // Euler Y must stay inside +-pi/2
 }  // namespace
 
-void Ragdoll::setJointsForPose(HandoffRecord& record) {
+void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8_t> mask) {
+  const auto selected = [&mask](int b) { return mask.empty() || mask[static_cast<size_t>(b)] != 0; };
   record.joints.resize(joints_.size());
   for (size_t j = 0; j < joints_.size(); ++j) {
     const JointDef& def = asset_->joints[j];
     JointHandoff& out = record.joints[j];
     out.name = def.name;
+    // Joints between bodies not committed now keep their frames and limits.
+    if (!selected(def.parentBody) && !selected(def.childBody)) {
+      out.lower = lower_[j];
+      out.upper = upper_[j];
+      continue;
+    }
     const Transform& worldFromA = scratchPoses_[static_cast<size_t>(def.parentBody)];
     const Transform worldFromJointB = scratchPoses_[static_cast<size_t>(def.childBody)] * def.bodyBFromJoint;
     // Anchor: where the child joint is now, in the parent body (rotation of the frame kept, so
@@ -615,6 +648,10 @@ void Ragdoll::setJointsForPose(HandoffRecord& record) {
   suspendedCount_ = 0;
   for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
     const auto [a, b] = nonAdjacentPairs_[p];
+    if (!selected(a) && !selected(b)) {
+      suspendedCount_ += suspended_[p];
+      continue;
+    }
     const double d = shapeSurfaceDistance(
         asset_->bodies[static_cast<size_t>(a)].shape, scratchPoses_[static_cast<size_t>(a)],
         asset_->bodies[static_cast<size_t>(b)].shape, scratchPoses_[static_cast<size_t>(b)]);
@@ -720,6 +757,24 @@ void Ragdoll::makeAnimated(bool blocking) {
   world_->setEnabled(capsule_, true);
   history_.clear();
   teleportNext_ = true;
+}
+
+void Ragdoll::setDynamicAuthority(Authority authority) {
+  for (Authority& a : authority_) {
+    if (a != Authority::Animation) a = authority;
+  }
+}
+
+void Ragdoll::makeBodiesAnimated(std::span<const std::uint8_t> mask) {
+  assert(static_cast<int>(mask.size()) == bodyCount() && "makeBodiesAnimated: mask size");
+  for (int b = 0; b < bodyCount() && b < static_cast<int>(mask.size()); ++b) {
+    const size_t i = static_cast<size_t>(b);
+    if (!mask[i] || authority_[i] == Authority::Animation) continue;
+    world_->setMotionType(bodies_[i], MotionType::Kinematic);
+    world_->setLinearVelocity(bodies_[i], Vec3{0.0});
+    world_->setAngularVelocity(bodies_[i], Vec3{0.0});
+    authority_[i] = Authority::Animation;
+  }
 }
 
 void Ragdoll::setBlocking(bool blocking) {

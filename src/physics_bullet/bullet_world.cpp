@@ -1025,6 +1025,7 @@ void BulletWorld::setJointMotor(JointId id, const JointMotorSettings& motor) {
   }
   if (!(m.maxTorque > 0.0)) m.enabled = false;  // also NaN
   if (!isFinite(m.target)) m.target = Quat{1.0, 0.0, 0.0, 0.0};
+  if (!isFinite(m.targetRates)) m.targetRates = Vec3{0.0};
   m.target = normalizeOrIdentity(m.target);
   joint->motor = m;
   applyLimits(*joint, joint->lower, joint->upper);  // clamps the motor's target
@@ -1072,9 +1073,10 @@ void BulletWorld::updateMotor(JointSlot& joint, double h) {
     // 1 + cfm), which diverges for cfm >= 1, i.e. for soft drives. Those keep cfm at
     // kMaxMotorCfm and move the target so the isolated pair still gets the exact implicit
     // impulse: w_t' = w0 + (v_t - w0) (1 + cfm) / (1 + gamma).
+    // A moving target (rate r): tau = Kp (e + h r - h w') + Kd (r - w') gives v_t + r.
     const double gamma = 1.0 / (h * denom * jmj);
     const double cfm = std::min(gamma, kMaxMotorCfm);
-    double target = kp * error / denom;
+    double target = kp * error / denom + m.targetRates[i];
     if (gamma > cfm) {
       const double w0 = ra.getAngularVelocity().dot(axis) - rb.getAngularVelocity().dot(axis);
       target = w0 + (target - w0) * (1.0 + cfm) / (1.0 + gamma);

@@ -1,0 +1,428 @@
+// Powered and partial ragdolls, hit reactions and the way back to animation (SPEC.md sections 5
+// and 6): the Character's Powered state. The drive law, the explicit applier, the implicit servo
+// hand-off and the pins are the drive module's; this file decides which bodies are dynamic,
+// feeds the drives the animation every step, measures the pose error and leaves the mode.
+#include "handoff/controller.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <cstdio>
+
+namespace handoff {
+
+namespace {
+std::string fmt(const char* f, double a, double b = 0.0) {
+  char buffer[160];
+  std::snprintf(buffer, sizeof buffer, f, a, b);
+  return buffer;
+}
+
+bool unit(double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.0; }
+bool nonNegative(double v) { return std::isfinite(v) && v >= 0.0; }
+
+bool validPinGains(const PinGains& g) {
+  const auto limit = [](double v) { return !std::isnan(v) && v >= 0.0; };  // +inf allowed
+  return nonNegative(g.linearStiffness) && nonNegative(g.linearDamping) && limit(g.maxLinearAcceleration) &&
+         nonNegative(g.angularStiffness) && nonNegative(g.angularDamping) && limit(g.maxAngularAcceleration);
+}
+}  // namespace
+
+PoweredSettings CharacterSettings::defaultHitReaction() {
+  PoweredSettings s;
+  s.rampTime = 0.0;  // the bodies start on the animation with its velocities: no kick to fade
+  s.pinPelvisAndFeet = true;
+  s.returnWhenSettled = true;
+  return s;
+}
+
+Status Character::validatePowered(const PoweredSettings& s) const {
+  const size_t bodies = asset_->bodies.size();
+  if (!unit(s.weight)) return Error{"powered: weight must be in [0, 1] (got " + fmt("%g", s.weight) + ")"};
+  if (!nonNegative(s.rampTime)) return Error{"powered: rampTime must be finite and >= 0"};
+  if (!nonNegative(s.stabilityLimit)) return Error{"powered: stabilityLimit must be finite and >= 0"};
+  if (!s.bodyWeights.empty() && s.bodyWeights.size() != bodies) {
+    return Error{"powered: bodyWeights has " + std::to_string(s.bodyWeights.size()) +
+                 " entries, the ragdoll " + std::to_string(bodies) + " bodies"};
+  }
+  if (!s.driveWeights.empty() && s.driveWeights.size() != bodies) {
+    return Error{"powered: driveWeights has " + std::to_string(s.driveWeights.size()) +
+                 " entries, the ragdoll " + std::to_string(bodies) + " bodies"};
+  }
+  for (size_t b = 0; b < s.bodyWeights.size(); ++b) {
+    if (!unit(s.bodyWeights[b]))
+      return Error{"powered: body weight of '" + asset_->bodies[b].name + "' must be in [0, 1]"};
+  }
+  for (size_t b = 0; b < s.driveWeights.size(); ++b) {
+    if (!unit(s.driveWeights[b]))
+      return Error{"powered: drive weight of '" + asset_->bodies[b].name + "' must be in [0, 1]"};
+  }
+  for (const PoweredPin& pin : s.pins) {
+    if (pin.body < 0 || static_cast<size_t>(pin.body) >= bodies)
+      return Error{"powered: pin on body " + std::to_string(pin.body) + ", which does not exist"};
+    if (!unit(pin.weight) || !validPinGains(pin.gains))
+      return Error{"powered: pin on '" + asset_->bodies[static_cast<size_t>(pin.body)].name +
+                   "' has a weight outside [0, 1] or a negative or non-finite gain"};
+  }
+  const double thresholds[] = {s.returnJointError,   s.returnPositionError, s.returnLinearSpeed,
+                               s.returnAngularSpeed, s.returnWindow,        s.returnBlendTime};
+  for (double t : thresholds) {
+    if (!nonNegative(t)) return Error{"powered: return thresholds must be finite and >= 0"};
+  }
+  if (std::isnan(s.knockoutDistance) || !(s.knockoutDistance > 0.0))
+    return Error{"powered: knockoutDistance must be > 0 (+inf: never)"};
+  return {};
+}
+
+Status Character::goPartial(std::span<const double> bodyWeights, double rampTime, PoweredSettings settings) {
+  settings.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
+  settings.rampTime = rampTime;
+  return goPowered(settings);
+}
+
+Status Character::goPowered(const PoweredSettings& settings) {
+  if (state_ == CharacterState::Ragdoll || state_ == CharacterState::Recovering) {
+    return Error{std::string("powered: refused while ") + characterStateName(state_)};
+  }
+  if (Status s = validatePowered(settings); !s) return s;
+  const size_t n = asset_->bodies.size();
+  std::vector<double> weights = settings.bodyWeights;
+  if (weights.empty()) weights.assign(n, 1.0);
+  if (std::none_of(weights.begin(), weights.end(), [](double w) { return w > 0.0; }))
+    return Error{"powered: no body has a physics weight > 0"};
+
+  const bool wasPowered = state_ == CharacterState::Powered;
+  if (!wasPowered) {
+    for (size_t b = 0; b < n; ++b) physicsMask_[b] = weights[b] > 0.0 ? 1 : 0;
+    HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
+    if (!record.committed) {
+      event("refused", "powered: handoff abandoned: " + record.failure);
+      const std::string why = record.failure;
+      handoffs_.push_back(std::move(record));
+      return Error{"powered: handoff abandoned: " + why};
+    }
+    handoffs_.push_back(std::move(record));
+    bodyWeights_ = weights;
+    rampStartWeight_ = 0.0;
+    returnBlendTotal_ = 0.0;
+  } else {
+    rampStartWeight_ = driveWeight_;
+  }
+  powered_ = settings;
+  powered_.bodyWeights.clear();
+  if (wasPowered) {
+    const std::vector<double> drives = settings.driveWeights;
+    if (Status s = setBodyWeights(weights, drives); !s) return s;
+  } else if (settings.driveWeights.empty()) {
+    std::fill(driveWeightsPerBody_.begin(), driveWeightsPerBody_.end(), 1.0);
+  } else {
+    driveWeightsPerBody_ = settings.driveWeights;
+  }
+  state_ = CharacterState::Powered;
+  poweredTime_ = 0.0;
+  settledFor_ = 0.0;
+  returning_ = false;
+  blocked_ = false;
+  driveWeight_ = rampStartWeight_;
+
+  // Pins: the given ones, plus pelvis and feet when asked (a standing hit reaction).
+  std::vector<PoweredPin> pins = settings.pins;
+  if (settings.pinPelvisAndFeet) {
+    for (Slot slot : {Slot::Pelvis, Slot::FootL, Slot::FootR}) {
+      const int joint = asset_->map[slot];
+      const int body = joint >= 0 ? asset_->bodyForJoint(joint) : -1;
+      if (body < 0) continue;
+      if (std::none_of(pins.begin(), pins.end(), [body](const PoweredPin& p) { return p.body == body; })) {
+        PoweredPin pin;
+        pin.body = body;
+        pins.push_back(pin);
+      }
+    }
+  }
+  powered_.pins = pins;
+  std::vector<BodyId> pinBodies;
+  std::vector<PinGains> pinGains;
+  for (const PoweredPin& p : pins) {
+    pinBodies.push_back(ragdoll_->body(p.body));
+    pinGains.push_back(p.gains);
+  }
+  listeners_.clear();
+  pins_.reset();
+  if (!pins.empty()) pins_ = std::make_unique<PinApplier>(*world_, pinBodies, pinGains);
+
+  if (settings.solver == DriveSolver::Explicit) {
+    std::vector<JointId> engineJoints(driveJoints_.size());
+    for (size_t j = 0; j < driveJoints_.size(); ++j) engineJoints[j] = ragdoll_->joint(static_cast<int>(j));
+    disableImplicitDrive(*world_, engineJoints);
+    drive_->setEnabled(true);
+    (void)drive_->setStabilityLimit(settings.stabilityLimit);
+    listeners_.add(drive_.get());
+  } else {
+    drive_->setEnabled(false);
+  }
+  if (pins_) listeners_.add(pins_.get());
+  if (settings.installSubstepListener) world_->setSubstepListener(&listeners_);
+
+  haveJointTargets_ = false;
+  updateDriveTargets(0.0);
+  const bool full = std::all_of(bodyWeights_.begin(), bodyWeights_.end(), [](double w) { return w > 0.0; });
+  event(full ? "powered" : "partial",
+        std::string(settings.solver == DriveSolver::Explicit ? "explicit" : "implicit") +
+            fmt(" drives, weight %.2f over %.2f s", settings.weight, settings.rampTime) +
+            fmt(", %.0f pins", static_cast<double>(pins.size())));
+  return {};
+}
+
+Status Character::setBodyWeights(std::span<const double> bodyWeights, std::span<const double> driveWeights) {
+  if (state_ != CharacterState::Powered) return Error{"setBodyWeights: the character is not powered"};
+  PoweredSettings check = powered_;
+  check.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
+  check.driveWeights.assign(driveWeights.begin(), driveWeights.end());
+  if (bodyWeights.size() != asset_->bodies.size())
+    return Error{"setBodyWeights: " + std::to_string(bodyWeights.size()) + " weights for " +
+                 std::to_string(asset_->bodies.size()) + " bodies"};
+  if (Status s = validatePowered(check); !s) return s;
+  const size_t n = bodyWeights.size();
+  // Bodies going physical: one commit of exactly those, from the animated pose and velocities.
+  bool any = false;
+  for (size_t b = 0; b < n; ++b) {
+    physicsMask_[b] =
+        (bodyWeights[b] > 0.0 && ragdoll_->authority(static_cast<int>(b)) == Authority::Animation);
+    any = any || physicsMask_[b];
+  }
+  if (any) {
+    HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
+    const bool ok = record.committed;
+    const std::string why = record.failure;
+    handoffs_.push_back(std::move(record));
+    if (!ok) {
+      event("refused", "partial: handoff abandoned: " + why);
+      return Error{"setBodyWeights: handoff abandoned: " + why};
+    }
+  }
+  // Bodies going back to the animation.
+  bool anyDynamic = false;
+  for (size_t b = 0; b < n; ++b) {
+    physicsMask_[b] =
+        bodyWeights[b] == 0.0 && ragdoll_->authority(static_cast<int>(b)) != Authority::Animation;
+    anyDynamic = anyDynamic || bodyWeights[b] > 0.0;
+  }
+  ragdoll_->makeBodiesAnimated(physicsMask_);
+  bodyWeights_.assign(bodyWeights.begin(), bodyWeights.end());
+  if (driveWeights.empty()) {
+    std::fill(driveWeightsPerBody_.begin(), driveWeightsPerBody_.end(), 1.0);
+  } else {
+    driveWeightsPerBody_.assign(driveWeights.begin(), driveWeights.end());
+  }
+  if (!anyDynamic) {
+    leavePowered();
+    return {};
+  }
+  return {};
+}
+
+Status Character::goAnimated(double blendTime) {
+  if (!nonNegative(blendTime)) return Error{"animate: blendTime must be finite and >= 0"};
+  switch (state_) {
+    case CharacterState::Animated:
+      return {};
+    case CharacterState::Ragdoll:
+    case CharacterState::Recovering:
+      return Error{std::string("animate: refused while ") + characterStateName(state_) +
+                   " (a full ragdoll returns through the get-up)"};
+    case CharacterState::Powered:
+      break;
+  }
+  returning_ = true;
+  powered_.returnBlendTime = blendTime;
+  return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per step
+
+void Character::updateDriveTargets(double dt) {
+  const size_t nb = asset_->bodies.size();
+  const size_t nj = driveJoints_.size();
+  std::copy(animBodies_.begin(), animBodies_.end(), previousAnimBodies_.begin());
+  bodyPosesFromModels(*asset_, animModels_, animRoot_, animBodies_);
+  if (dt <= 0.0) std::copy(animBodies_.begin(), animBodies_.end(), previousAnimBodies_.begin());
+  for (size_t b = 0; b < nb; ++b) targetBodies_[b] = animBodies_[b].rotation;
+  std::copy(poweredTargets_.begin(), poweredTargets_.end(), previousPoweredTargets_.begin());
+  (void)JointTargetsJob{driveJoints_, targetBodies_, poweredTargets_}.run();
+  if (haveJointTargets_ && dt > 0.0) {
+    (void)JointTargetVelocitiesJob{previousPoweredTargets_, poweredTargets_, dt, jointTargetVelocities_}
+        .run();
+  } else {
+    std::fill(jointTargetVelocities_.begin(), jointTargetVelocities_.end(), Vec3{0.0});
+  }
+  haveJointTargets_ = true;
+
+  // Drive weight ramp, at the end of the coming step.
+  const double t = poweredTime_ + dt;
+  const double ramp = powered_.rampTime > 0.0 ? std::clamp(t / powered_.rampTime, 0.0, 1.0) : 1.0;
+  driveWeight_ = rampStartWeight_ + (powered_.weight - rampStartWeight_) * ramp;
+  for (size_t j = 0; j < nj; ++j) {
+    const size_t child = static_cast<size_t>(driveJoints_[j].bodyB);
+    jointWeights_[j] = bodyWeights_[child] > 0.0 ? driveWeight_ * driveWeightsPerBody_[child] : 0.0;
+  }
+  if (powered_.solver == DriveSolver::Explicit) {
+    (void)drive_->setTargets(poweredTargets_, jointTargetVelocities_);
+    for (size_t j = 0; j < nj; ++j) (void)drive_->setWeight(static_cast<int>(j), jointWeights_[j]);
+  } else {
+    applyImplicitDrive(*world_, engineJoints_, driveJoints_, poweredTargets_, jointTargetVelocities_,
+                       jointWeights_);
+  }
+  if (pins_) {
+    for (size_t p = 0; p < powered_.pins.size(); ++p) {
+      const PoweredPin& pin = powered_.pins[p];
+      const size_t b = static_cast<size_t>(pin.body);
+      Vec3 v{0.0}, w{0.0};
+      if (dt > 0.0) {
+        v = (animBodies_[b].translation - previousAnimBodies_[b].translation) / dt;
+        w = angularVelocity(previousAnimBodies_[b].rotation, animBodies_[b].rotation, dt).omega;
+      }
+      (void)pins_->setTarget(static_cast<int>(p), animBodies_[b], v, w);
+      (void)pins_->setWeight(static_cast<int>(p), bodyWeights_[b] > 0.0 ? pin.weight : 0.0);
+    }
+  }
+}
+
+void Character::poweredPostStep(double dt) {
+  poweredTime_ += dt;
+  ragdoll_->updateLimits();
+  ragdoll_->readBodyPoses(bodyPoses_);
+
+  // Errors against the animated pose of this step's end (the targets the drives had).
+  double sum = 0.0, worst = 0.0, distance = 0.0;
+  int driven = 0;
+  for (size_t j = 0; j < driveJoints_.size(); ++j) {
+    if (bodyWeights_[static_cast<size_t>(driveJoints_[j].bodyB)] == 0.0) continue;  // animated
+    const DriveJoint& joint = driveJoints_[j];
+    JointDriveInput in;
+    in.worldFromBodyA = bodyPoses_[static_cast<size_t>(joint.bodyA)].rotation;
+    in.worldFromBodyB = bodyPoses_[static_cast<size_t>(joint.bodyB)].rotation;
+    in.target = poweredTargets_[j];
+    const JointDriveOutput out = computeJointDrive(joint, in);
+    const double e = glm::length(out.error);
+    sum += e * e;
+    worst = std::max(worst, e);
+    ++driven;
+  }
+  bool slow = true;
+  for (size_t b = 0; b < bodyPoses_.size(); ++b) {
+    if (ragdoll_->authority(static_cast<int>(b)) == Authority::Animation) continue;
+    distance = std::max(distance, glm::length(bodyPoses_[b].translation - animBodies_[b].translation));
+    const BodyId id = ragdoll_->body(static_cast<int>(b));
+    const Vec3 animLinear = (animBodies_[b].translation - previousAnimBodies_[b].translation) / dt;
+    const Vec3 animAngular =
+        angularVelocity(previousAnimBodies_[b].rotation, animBodies_[b].rotation, dt).omega;
+    if (glm::length(world_->linearVelocity(id) - animLinear) > powered_.returnLinearSpeed ||
+        glm::length(world_->angularVelocity(id) - animAngular) > powered_.returnAngularSpeed) {
+      slow = false;
+    }
+  }
+  rmsJointError_ = driven > 0 ? std::sqrt(sum / driven) : 0.0;
+  maxJointError_ = worst;
+  maxPositionError_ = distance;
+
+  // Display: physics bones under the animated root, each blended by its body's physics weight.
+  for (int j = 0; j < skeleton_.jointCount(); ++j) {
+    const int b = asset_->bodyForJoint(j);
+    physicsJointMask_[static_cast<size_t>(j)] = b >= 0 && bodyWeights_[static_cast<size_t>(b)] > 0.0;
+    jointBlend_[static_cast<size_t>(j)] = b >= 0 ? bodyWeights_[static_cast<size_t>(b)] : 0.0;
+  }
+  writeBackPose(skeleton_, *asset_, bodyPoses_, animRoot_, animLocals_, physicsJointMask_, scratchModels_,
+                physicsLocals_);
+  blendPoses(animLocals_, physicsLocals_, jointBlend_, display_);
+  displayRoot_ = animRoot_;
+  blendWeight_ = *std::max_element(bodyWeights_.begin(), bodyWeights_.end());
+
+  if (distance > powered_.knockoutDistance) {
+    knockOut(distance);
+    return;
+  }
+  const bool rampDone = powered_.rampTime <= 0.0 || poweredTime_ >= powered_.rampTime;
+  if (!(powered_.returnWhenSettled || returning_) || !rampDone) return;
+  const bool settled = slow && !externalForce_ && rmsJointError_ <= powered_.returnJointError &&
+                       distance <= powered_.returnPositionError;
+  settledFor_ = settled ? settledFor_ + dt : 0.0;
+  if (settledFor_ + 1e-9 >= powered_.returnWindow) tryReturnToAnimation();
+}
+
+bool Character::tryReturnToAnimation() {
+  // SPEC.md section 5: re-check the capsule's space at the animated pose before handing back.
+  const BodyId capsule = ragdoll_->capsule();
+  const bool blocked =
+      world_->capsuleOverlaps(world_->transform(capsule), asset_->capsule.radius, asset_->capsule.halfHeight,
+                              world_->collisionFilter(capsule).mask);
+  if (blocked) {
+    if (!powered_.holdWhenBlocked) {
+      event("blocked", "no capsule space to return to animation: falling");
+      knockOut(maxPositionError_);
+      return false;
+    }
+    if (!blocked_) event("blocked", "no capsule space to return to animation: holding the pose");
+    blocked_ = true;
+    return false;
+  }
+  const double rms = rmsJointError_, distance = maxPositionError_;
+  const double blend = powered_.returnBlendTime;
+  leavePowered();
+  returnBlendTotal_ = blend;
+  returnBlend_ = 0.0;
+  std::copy(display_.begin(), display_.end(), returnFrom_.begin());
+  event("unpowered",
+        fmt("back to animation, pose error %.2f deg rms", rms * 180.0 / kPi) + fmt(", %.3f m", distance));
+  return true;
+}
+
+void Character::leavePowered() {
+  world_->setSubstepListener(nullptr);
+  listeners_.clear();
+  drive_->setEnabled(false);
+  if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
+  if (pins_) pins_->setEnabled(false);
+  // One write phase: every body kinematic on the animation, blocking, the capsule on.
+  ragdoll_->makeAnimated(/*blocking=*/true);
+  std::fill(bodyWeights_.begin(), bodyWeights_.end(), 0.0);
+  std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
+  driveWeight_ = 0.0;
+  state_ = CharacterState::Animated;
+}
+
+bool Character::poweredToRagdoll() {
+  world_->setSubstepListener(nullptr);
+  listeners_.clear();
+  drive_->setEnabled(false);
+  if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
+  if (pins_) pins_->setEnabled(false);
+  // The bodies still animated join in, from the animated pose and velocities (one commit; with
+  // none left it only records that the drives went off).
+  for (size_t b = 0; b < physicsMask_.size(); ++b)
+    physicsMask_[b] = ragdoll_->authority(static_cast<int>(b)) == Authority::Animation;
+  HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Physics);
+  const bool ok = record.committed;
+  if (!ok) event("refused", "full ragdoll from powered: handoff abandoned: " + record.failure);
+  handoffs_.push_back(std::move(record));
+  std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
+  driveWeight_ = 0.0;
+  if (!ok) {
+    // Never some bodies dynamic and others animated without drives: all back to animation.
+    leavePowered();
+    return false;
+  }
+  ragdoll_->setDynamicAuthority(Authority::Physics);
+  std::fill(bodyWeights_.begin(), bodyWeights_.end(), 1.0);
+  enterRagdoll(animRoot_, 0.0);
+  return true;
+}
+
+void Character::knockOut(double distance) {
+  if (poweredToRagdoll()) {
+    event("knockout", fmt("a body is %.2f m from its animated pose (knock-out distance %.2f m)", distance,
+                          powered_.knockoutDistance));
+  }
+}
+
+}  // namespace handoff
