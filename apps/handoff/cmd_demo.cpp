@@ -1,38 +1,180 @@
-// handoff demo: the main job on the built-in default character and clips.
+// handoff demo | run | export | view: the scenario runner's commands (docs/SCENARIOS.md).
+//   demo [--out DIR]                  the built-in suite -> DIR/report.html, metrics.json, *.glb
+//   run SCENARIO.json... [--out DIR]  the same for given scenario files
+//   export SCENARIO.json -o FILE.glb  one scenario's replay only (no baselines, no report)
+//   view FOLDER [--port N]            serves the web viewer on the folder's replays
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <vector>
 
 #include "cli.h"
-#include "handoff/import.h"
+#include "handoff/runner.h"
 
 namespace handoff::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string scenarioDir() {
+  if (fs::exists(HANDOFF_DEFAULT_SCENARIO_DIR)) return HANDOFF_DEFAULT_SCENARIO_DIR;
+  return HANDOFF_INSTALLED_SCENARIO_DIR;
+}
+
+/// Runs scenarios into `out` with progress lines. Returns the exit code: 0 when every scenario
+/// passed, 1 otherwise.
+int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool baselines) {
+  RunOptions options;
+  options.searchDirs = {dataDir()};
+  options.baselines = baselines;
+  const auto progress = [](const ScenarioResult& r, int index, int count) {
+    const int passed = static_cast<int>(std::count_if(
+        r.checks.begin(), r.checks.end(), [](const ThresholdCheck& c) { return c.ran && c.pass; }));
+    std::printf("[%d/%d] %-26s %-5s %2d/%-2zu checks, %d handoff(s), %d frames, %.1f s\n", index, count,
+                r.name.c_str(), r.passed() ? "PASS" : "FAIL", passed, r.checks.size(),
+                static_cast<int>(r.handoffs.size()), r.frames, r.seconds);
+    if (!r.ok) std::printf("      error: %s\n", r.error.c_str());
+    for (const std::string& line : r.notRun) std::printf("      %s\n", line.c_str());
+    for (const ThresholdCheck& c : r.checks) {
+      if (c.ran && !c.pass) {
+        std::printf("      fail: %s = %.4g %s (threshold %s %.4g)\n", c.name.c_str(), c.value, c.unit.c_str(),
+                    c.comparison.c_str(), c.threshold);
+      }
+    }
+    std::fflush(stdout);
+  };
+  Result<std::vector<ScenarioResult>> results = runToFolder(scenarios, out.string(), options, progress);
+  if (!results) {
+    std::cerr << "error: " << results.error() << "\n";
+    return 1;
+  }
+  const int passed = static_cast<int>(
+      std::count_if(results->begin(), results->end(), [](const ScenarioResult& r) { return r.passed(); }));
+  std::printf("%d of %zu scenarios passed\nreport:  %s\nmetrics: %s\nreplays: %s/*.glb (handoff view %s)\n",
+              passed, results->size(), (out / "report.html").string().c_str(),
+              (out / "metrics.json").string().c_str(), out.string().c_str(), out.string().c_str());
+  return passed == static_cast<int>(results->size()) ? 0 : 1;
+}
+
+Result<std::vector<Scenario>> loadAll(const std::vector<std::string>& files) {
+  std::vector<Scenario> scenarios;
+  for (const std::string& f : files) {
+    Result<Scenario> s = loadScenarioFile(f);
+    if (!s) return Error{s.error()};
+    scenarios.push_back(std::move(s).value());
+  }
+  return scenarios;
+}
+
+}  // namespace
 
 void addDemoCommand(CLI::App& app, int& exitCode) {
   auto out = std::make_shared<std::string>("out/demo");
-  CLI::App* cmd = app.add_subcommand("demo", "run the built-in suite on the default character");
+  auto noBaselines = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "demo", "run the built-in suite on the default characters (report, metrics, replays)");
   cmd->add_option("--out", *out, "output folder");
-  cmd->callback([out, &exitCode] {
-    const std::filesystem::path data = dataDir();
-    const char* clips[] = {"humanoid3d_run.bvh",           "humanoid3d_jump.bvh",
-                           "humanoid3d_spin.bvh",          "humanoid3d_dance_spin.bvh",
-                           "humanoid3d_backflip.bvh",      "humanoid3d_getup_faceup.bvh",
-                           "humanoid3d_getup_facedown.bvh"};
-    std::printf("handoff demo: default character (DeepMimic humanoid) from %s\n", data.string().c_str());
-    for (const char* name : clips) {
-      const std::filesystem::path file = data / "deepmimic" / name;
-      Result<ImportedAsset> imported = importFile(file.string());
-      if (!imported) {
-        std::cerr << "error: " << imported.error() << "\n";
-        exitCode = 1;
-        return;
-      }
-      const Clip& c = imported->clips.at(0);
-      std::printf("  %-32s %2d joints %4d frames %6.1f Hz %6.2f s  hip %.2f m\n", name,
-                  imported->skeleton.jointCount(), c.frameCount, c.frameRate, c.duration(),
-                  imported->hipHeight);
+  cmd->add_flag("--no-baselines", *noBaselines, "skip the naive baselines");
+  cmd->callback([out, noBaselines, &exitCode] {
+    Result<std::vector<Scenario>> suite = builtInSuite(scenarioDir());
+    if (!suite) {
+      std::cerr << "error: " << suite.error() << "\n";
+      exitCode = 1;
+      return;
     }
-    std::filesystem::create_directories(*out);
+    std::printf("handoff demo: %zu scenarios, data from %s\n", suite->size(), dataDir().c_str());
+    exitCode = runSuite(*suite, *out, !*noBaselines);
+  });
+
+  auto files = std::make_shared<std::vector<std::string>>();
+  auto runOut = std::make_shared<std::string>();
+  auto runNoBaselines = std::make_shared<bool>(false);
+  CLI::App* run = app.add_subcommand("run", "run scenario files (report, metrics, replays into --out)");
+  run->add_option("scenario", *files, "scenario JSON files")->required()->check(CLI::ExistingFile);
+  run->add_option("--out", *runOut, "output folder (default out/<first scenario's name>)");
+  run->add_flag("--no-baselines", *runNoBaselines, "skip the naive baselines");
+  run->callback([files, runOut, runNoBaselines, &exitCode] {
+    Result<std::vector<Scenario>> scenarios = loadAll(*files);
+    if (!scenarios) {
+      std::cerr << "error: " << scenarios.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    const std::string folder = runOut->empty() ? "out/" + scenarios->front().name : *runOut;
+    exitCode = runSuite(*scenarios, folder, !*runNoBaselines);
+  });
+
+  auto exportFile = std::make_shared<std::string>();
+  auto exportOut = std::make_shared<std::string>();
+  CLI::App* exp = app.add_subcommand("export", "run one scenario and write its replay as binary glTF (.glb)");
+  exp->add_option("scenario", *exportFile, "scenario JSON file")->required()->check(CLI::ExistingFile);
+  exp->add_option("-o,--output", *exportOut, "output .glb (default <scenario name>.glb)");
+  exp->callback([exportFile, exportOut, &exitCode] {
+    Result<Scenario> s = loadScenarioFile(*exportFile);
+    if (!s) {
+      std::cerr << "error: " << s.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    RunOptions options;
+    options.searchDirs = {dataDir()};
+    options.baselines = false;
+    ScenarioRunner runner(options);
+    Replay replay;
+    const ScenarioResult r = runner.run(*s, &replay);
+    if (!r.ok) {
+      std::cerr << "error: " << r.error << "\n";
+      exitCode = 1;
+      return;
+    }
+    const std::string path = exportOut->empty() ? s->name + ".glb" : *exportOut;
+    if (Status w = writeReplayGlb(replay, path); !w) {
+      std::cerr << "error: " << w.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    std::printf("%s: %zu frames at %.0f Hz, %zu bodies, %zu events%s\n", path.c_str(), replay.frames.size(),
+                replay.frameRate, replay.bodies.size(), replay.events.size(),
+                replay.mesh ? ", skinned mesh" : "");
+  });
+
+  auto viewFolder = std::make_shared<std::string>();
+  auto port = std::make_shared<int>(8765);
+  CLI::App* view =
+      app.add_subcommand("view", "serve the web viewer on a folder of replays and print its URL");
+  view->add_option("folder", *viewFolder, "folder with .glb replays")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  view->add_option("--port", *port, "port (0 picks a free one)");
+  view->callback([viewFolder, port, &exitCode] {
+    const fs::path serve = fs::path(HANDOFF_WEB_DIR) / "serve.mjs";
+    if (!fs::exists(serve)) {
+      std::cerr << "error: the viewer is not here: " << serve.string() << "\n";
+      exitCode = 1;
+      return;
+    }
+    if (!fs::exists(fs::path(HANDOFF_WEB_DIR) / "node_modules" / "three")) {
+      std::cerr << "error: three.js is missing: run `npm ci` in " << HANDOFF_WEB_DIR << "\n";
+      exitCode = 1;
+      return;
+    }
+    std::fflush(stdout);
+    // serve.mjs prints the URL; exec so that Ctrl-C stops the server.
+    const std::string portText = std::to_string(*port);
+    const std::string script = serve.string();
+    std::vector<char*> argv = {const_cast<char*>("node"),
+                               const_cast<char*>(script.c_str()),
+                               const_cast<char*>(viewFolder->c_str()),
+                               const_cast<char*>("--port"),
+                               const_cast<char*>(portText.c_str()),
+                               nullptr};
+    execvp("node", argv.data());
+    std::perror("error: cannot run node");
+    exitCode = 1;
   });
 }
 

@@ -1,0 +1,213 @@
+// The scenario runner (docs/SCENARIOS.md, SPEC.md section 7): plays a scenario on a Character in
+// a Bullet world at its fixed frame step, executes the timed events, records a Replay, measures
+// every handoff (per body: jump, inherited and post-step velocities, clamps), the time series
+// the report plots, and checks the SPEC thresholds that apply. Also the suite behind
+// `handoff demo`, the naive baselines and the report (metrics.json and report.html).
+//
+// Timing: frame k advances the scenario from k * dt to (k + 1) * dt. Events due at or before
+// the frame's end time are applied around it in file order: `teleport`, `clip` and `wall` before
+// the step (they change the animation input or the world the step sees), all others (`ragdoll`,
+// `impulse`, `powered`, ...) right after the step, at the pose the frame ended on. So a
+// `ragdoll` at 0.5 s commits the animated pose of t = 0.5 s and the first physics step is the
+// next frame.
+//
+// Thread-safety: a ScenarioRunner is used by one thread; separate runners are independent.
+#pragma once
+
+#include "handoff/controller.h"
+#include "handoff/replay.h"
+#include "handoff/result.h"
+#include "handoff/scenario.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace handoff {
+
+/// One SPEC threshold (or scenario expectation) checked against a run. JSON: {"name", "value",
+/// "threshold", "pass", ...}. `name` starts with its capability: "handoff.", "recovery.",
+/// "powered.", "robustness.".
+struct ThresholdCheck {
+  std::string name;         ///< e.g. "handoff.no_pop_first_step".
+  std::string description;  ///< What is measured and against what.
+  std::string unit;         ///< Of value and threshold ("mm", "m/s", "count", ...).
+  std::string comparison;   ///< "<=" (value must not exceed threshold) or ">=".
+  double value = 0.0;
+  double threshold = 0.0;
+  bool ran = true;  ///< False: the check could not run (note says why); then pass is false.
+  bool pass = false;
+  std::string note;
+};
+
+/// One body at one handoff (SPEC section 7: before vs after the handoff step).
+struct BodyHandoffMetrics {
+  std::string name;
+  double positionJump = 0.0;     ///< |committed pose - animated pose| (the pop at the commit). [m]
+  double firstStepMove = 0.0;    ///< |pose after the first step - animated pose|. [m]
+  double allowedMove = 0.0;      ///< |v_anim| dt + |g| dt^2. [m]
+  Vec3 animatedVelocity{0.0};    ///< The animation's velocity at the handoff (SPEC section 3). [m/s]
+  Vec3 inheritedLinear{0.0};     ///< Given to the engine. [m/s]
+  Vec3 inheritedAngular{0.0};    ///< [rad/s]
+  Vec3 postStepLinear{0.0};      ///< After the first physics step. [m/s]
+  Vec3 postStepAngular{0.0};     ///< [rad/s]
+  double velocityChange = 0.0;   ///< |postStepLinear - animatedVelocity|. [m/s]
+  double velocityAllowed = 0.0;  ///< 5 % |v_anim| + |g| dt. [m/s]
+  bool inContact = false;        ///< Touching the world after the first step (velocity check skipped).
+  std::string clamps;            ///< clampReasonText of the inherited velocity.
+  bool teleport = false;
+  bool snapped = false;
+};
+
+/// One handoff of a run and what followed it.
+struct HandoffMetrics {
+  double time = 0.0;  ///< Scenario time of the commit. [s]
+  std::string mode;   ///< "inherit", "naive_zero_velocity", "naive_bind_pose".
+  bool committed = false;
+  std::string failure;
+  bool teleportFlagged = false;
+  bool teleportDetected = false;
+  double rootJump = 0.0;  ///< [m]
+  double sampleDt = 0.0;  ///< [s]
+  std::vector<BodyHandoffMetrics> bodies;
+  double maxPositionJump = 0.0;      ///< [m]
+  double maxFirstStepMove = 0.0;     ///< [m]
+  double worstPopExcess = 0.0;       ///< max(firstStepMove - allowedMove). [m]
+  double maxVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
+  double worstVelocityExcess = 0.0;  ///< max(velocityChange - velocityAllowed), bodies not in contact. [m/s]
+  int bodiesInContact = 0;
+  /// The following seconds (up to followWindow, while the character stays a ragdoll):
+  double followTime = 0.0;          ///< How long was observed. [s]
+  double worstSpeedExcess = 0.0;    ///< max(|v| - (|v_inherited| + |g| t + 1 m/s)). [m/s]
+  double maxJointSeparation = 0.0;  ///< Largest joint anchor separation. [m]
+  bool firstStepRecorded = false;
+  /// An external impulse hit the ragdoll in the first step (a knockdown): the first-step
+  /// continuity checks do not apply, and each hit during the follow window adds its
+  /// |impulse| / (mass of the hit body) to the explosion allowance.
+  std::string firstStepImpulse;
+  double hitAllowance = 0.0;  ///< [m/s]
+};
+
+/// Per-frame figures (one entry per replay frame, the same numbers the replay carries).
+struct TimeSeries {
+  std::vector<double> time;             ///< [s]
+  std::vector<std::string> state;       ///< characterStateName
+  std::vector<Vec3> pelvisPosition;     ///< Pelvis body centre of mass (engine pose). [m]
+  std::vector<double> pelvisHeight;     ///< [m]
+  std::vector<double> pelvisSpeed;      ///< [m/s]
+  std::vector<double> maxJointStretch;  ///< [m] (0 while every body is kinematic: nothing is simulated)
+  std::vector<double> settleWindow;     ///< [s]
+  std::vector<double> blendWeight;      ///< [0, 1]
+  std::vector<double> driveWeight;      ///< [0, 1]
+  std::vector<int> contacts;
+  std::vector<int> activeBodies;
+  std::vector<int> sleepingBodies;
+};
+
+struct RecoveryMetrics {
+  std::string facing;  ///< "supine", "prone", ...
+  double settleTime = 0.0;
+  double startTime = 0.0;
+  bool finished = false;
+  bool cancelled = false;
+  double worstPelvisJump = 0.0;  ///< Per frame, beyond the get-up clip's own motion. [m]
+  double worstFootJump = 0.0;    ///< [m]
+};
+
+/// The same handoff with a naive baseline (HandoffSettings::mode), for comparison.
+struct BaselineResult {
+  std::string mode;
+  std::optional<HandoffMetrics> handoff;
+  std::string replayFile;  ///< Written .glb (file name only), empty if none.
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::string description;
+  std::string source;  ///< Scenario file or "built-in".
+  std::string character;
+  std::string clip;
+  int jointCount = 0;      ///< Skeleton joints (the replay's animated nodes).
+  int bodyCount = 0;       ///< Ragdoll bodies.
+  std::string pelvisBody;  ///< Name of the body the pelvis series follow.
+  bool ok = false;         ///< Ran to the end (false: error says why).
+  std::string error;
+  std::vector<std::string> notRun;  ///< Events or features that could not run, with the reason.
+  double endTime = 0.0;
+  double dt = 0.0;
+  int frames = 0;
+  std::vector<HandoffMetrics> handoffs;
+  std::vector<RecoveryMetrics> recoveries;
+  std::vector<CharacterEvent> events;
+  TimeSeries series;
+  std::vector<ThresholdCheck> checks;
+  std::vector<BaselineResult> baselines;
+  std::string replayFile;  ///< Written .glb (file name only), empty if none.
+  double seconds = 0.0;    ///< Wall-clock run time (not part of the deterministic output). [s]
+  bool passed() const;     ///< ok, nothing left un-run, and every check passes.
+};
+
+struct RunOptions {
+  /// Where file names in the scenario are also looked up (after the scenario's folder).
+  std::vector<std::string> searchDirs;
+  /// Run the naive baselines (zero velocity, bind pose) for each ragdoll handoff of an
+  /// "inherit" scenario, over baselineSeconds after the first handoff.
+  bool baselines = true;
+  double baselineSeconds = 1.0;  ///< [s]
+  /// Window after a handoff for the explosion and anchor drift checks (SPEC: 2 s). [s]
+  double followWindow = 2.0;
+  /// Default get-up clips (relative to searchDirs) for scenarios that allow get-up without
+  /// naming clips.
+  std::string defaultSupine = "deepmimic/humanoid3d_getup_faceup.bvh";
+  std::string defaultProne = "deepmimic/humanoid3d_getup_facedown.bvh";
+};
+
+/// Runs scenarios, caching imported files and built ragdolls between runs.
+class ScenarioRunner {
+ public:
+  explicit ScenarioRunner(RunOptions options = {});
+  ~ScenarioRunner();
+  ScenarioRunner(const ScenarioRunner&) = delete;
+  ScenarioRunner& operator=(const ScenarioRunner&) = delete;
+
+  /// Runs one scenario (and its baselines). `replay` receives the recorded run; `baselineReplays`
+  /// the baselines' (same order as ScenarioResult::baselines). Errors (files, a character that
+  /// does not map) end up in ScenarioResult::error with ok = false.
+  ScenarioResult run(const Scenario& scenario, Replay* replay = nullptr,
+                     std::vector<Replay>* baselineReplays = nullptr);
+
+  const RunOptions& options() const { return options_; }
+
+ private:
+  struct Impl;
+  RunOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The built-in suite of `handoff demo` (SPEC section 7, issue 7): the example scenarios found
+/// in `scenarioDir` by file stem, in a fixed order. Missing files are errors.
+Result<std::vector<Scenario>> builtInSuite(const std::string& scenarioDir);
+
+/// Progress callback of runToFolder: the finished scenario, its 1-based index and the count.
+using RunProgress = std::function<void(const ScenarioResult&, int index, int count)>;
+
+/// What `handoff demo` and `handoff run` do: runs every scenario (with its baselines), writes
+/// folder/<name>.glb (and folder/<name>.<baseline mode>.glb), then folder/metrics.json and
+/// folder/report.html. Errors only for the folder (a scenario that fails to run is reported in
+/// its result).
+Result<std::vector<ScenarioResult>> runToFolder(std::span<const Scenario> scenarios,
+                                                const std::string& folder, const RunOptions& options,
+                                                const RunProgress& progress = {});
+
+/// metrics.json: every figure of the report (schema in docs/SCENARIOS.md).
+std::string metricsJson(std::span<const ScenarioResult> results);
+/// report.html: a self-contained page (inline SVG, no scripts from outside) drawn from the same
+/// JSON document metricsJson returns (embedded in the page as <script type="application/json"
+/// id="metrics">).
+std::string reportHtml(std::span<const ScenarioResult> results);
+
+}  // namespace handoff

@@ -1,0 +1,175 @@
+// The SPEC thresholds a run is checked against (docs/SCENARIOS.md lists them). Every check
+// compares one measured figure with one threshold; a check that cannot run says why and does
+// not pass.
+#include "runner/runner_internal.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace handoff::runner_detail {
+namespace {
+
+std::string fmt(const char* f, double a, double b = 0.0) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, f, a, b);
+  return buf;
+}
+
+ThresholdCheck atMost(std::string name, std::string description, std::string unit, double value,
+                      double threshold) {
+  ThresholdCheck c{std::move(name),
+                   std::move(description),
+                   std::move(unit),
+                   "<=",
+                   value,
+                   threshold,
+                   true,
+                   value <= threshold,
+                   ""};
+  return c;
+}
+
+ThresholdCheck atLeast(std::string name, std::string description, std::string unit, double value,
+                       double threshold) {
+  ThresholdCheck c{std::move(name),
+                   std::move(description),
+                   std::move(unit),
+                   ">=",
+                   value,
+                   threshold,
+                   true,
+                   value >= threshold,
+                   ""};
+  return c;
+}
+
+ThresholdCheck notRun(std::string name, std::string description, std::string note) {
+  ThresholdCheck c;
+  c.name = std::move(name);
+  c.description = std::move(description);
+  c.comparison = "<=";
+  c.ran = false;
+  c.pass = false;
+  c.note = std::move(note);
+  return c;
+}
+
+double expectation(const Scenario& s, const char* name, double fallback) {
+  const auto it = s.expectations.find(name);
+  return it == s.expectations.end() ? fallback : it->second;
+}
+
+}  // namespace
+
+std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r,
+                                      const RunCounters& counters) {
+  std::vector<ThresholdCheck> checks;
+  // Pop allowance beyond free motion: the scenario's max_pop_mm, else 2 mm (what
+  // tests/handoff/handoff_clip_test.cpp allows).
+  const double popMm = expectation(s, "max_pop_mm", 2.0);
+
+  for (size_t i = 0; i < r.handoffs.size(); ++i) {
+    const HandoffMetrics& h = r.handoffs[i];
+    const std::string at = r.handoffs.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string when = fmt("handoff at %.3f s", h.time);
+    checks.push_back(atLeast("handoff.commit_atomic" + at,
+                             when + ": committed, every body dynamic at once (1) or abandoned (0)", "count",
+                             h.committed ? 1.0 : 0.0, 1.0));
+    if (!h.committed) {
+      checks.back().note = h.failure;
+      continue;
+    }
+    checks.push_back(atMost("handoff.no_pop_at_commit" + at,
+                            when + ": largest body move at the commit from the animated pose", "mm",
+                            h.maxPositionJump * 1e3, HandoffSettings{}.poseTolerance * 1e3));
+    if (!h.firstStepImpulse.empty()) {
+      checks.back().note = "first-step continuity not applicable: an impulse hit in the first step (" +
+                           h.firstStepImpulse + ")";
+    } else if (!h.firstStepRecorded) {
+      checks.push_back(notRun("handoff.no_pop_first_step" + at, when, "the scenario ended at the handoff"));
+      continue;
+    }
+    if (h.firstStepImpulse.empty()) {
+      checks.push_back(atMost("handoff.no_pop_first_step" + at,
+                              when + ": worst body move in the first step beyond |v_anim| dt + |g| dt^2",
+                              "mm", h.worstPopExcess * 1e3, popMm));
+      checks.push_back(atMost(
+          "handoff.velocity_continuity" + at,
+          when +
+              fmt(": worst |v_after_first_step - v_anim| beyond 5 %% |v_anim| + |g| dt (%.0f bodies touching "
+                  "the world skipped)",
+                  h.bodiesInContact),
+          "m/s", h.worstVelocityExcess, 0.0));
+    }
+    checks.push_back(atMost(
+        "handoff.no_explosion_2s" + at,
+        when + fmt(": worst body speed beyond |v_inherited| + |g| t + 1 m/s (+ %.2f m/s of hits) over %.2f s",
+                   h.hitAllowance, h.followTime),
+        "m/s", h.worstSpeedExcess, 0.0));
+    checks.push_back(atMost("handoff.joint_anchor_drift" + at,
+                            when + fmt(": largest joint anchor separation over %.2f s", h.followTime), "mm",
+                            h.maxJointSeparation * 1e3, 10.0));
+    if (h.teleportFlagged || h.teleportDetected) {
+      double fastest = 0.0;
+      for (const BodyHandoffMetrics& b : h.bodies)
+        fastest = std::max(fastest, glm::length(b.inheritedLinear));
+      checks.push_back(atMost("handoff.teleport_no_jump_velocity" + at,
+                              when + fmt(": fastest inherited body speed after a %.2f m root jump (the jump "
+                                         "would give %.0f m/s)",
+                                         h.rootJump, h.sampleDt > 0 ? h.rootJump / h.sampleDt : 0.0),
+                              "m/s", fastest, 15.0));
+    }
+  }
+
+  // Recovery (SPEC section 4): the displayed pelvis and feet do not jump.
+  for (size_t i = 0; i < r.recoveries.size(); ++i) {
+    const RecoveryMetrics& m = r.recoveries[i];
+    const std::string at = r.recoveries.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string when = fmt("get-up from %.3f s", m.startTime) + " (" + m.facing + ")";
+    checks.push_back(atMost("recovery.pelvis_jump_per_frame" + at,
+                            when + ": displayed pelvis move per frame beyond the get-up clip's own", "mm",
+                            m.worstPelvisJump * 1e3, 20.0));
+    checks.push_back(atMost("recovery.foot_jump_per_frame" + at,
+                            when + ": displayed ankle move per frame beyond the get-up clip's own", "mm",
+                            m.worstFootJump * 1e3, 20.0));
+  }
+
+  // Scenario expectations beyond the pop allowance.
+  for (const auto& [name, value] : s.expectations) {
+    if (name == "max_pop_mm") continue;
+    if (name == "max_joint_stretch_mm") {
+      double worst = 0.0;
+      for (double x : r.series.maxJointStretch) worst = std::max(worst, x);
+      checks.push_back(atMost("robustness.max_joint_stretch",
+                              "largest joint anchor separation over the whole run", "mm", worst * 1e3,
+                              value));
+    } else if (name == "recovered") {
+      const double finished = static_cast<double>(std::count_if(
+          r.recoveries.begin(), r.recoveries.end(), [](const RecoveryMetrics& m) { return m.finished; }));
+      checks.push_back(atLeast("recovery.recovered", "get-ups finished (standing, animated again)", "count",
+                               finished, value));
+    } else {
+      checks.push_back(
+          notRun("expectation." + name, "scenario expectation", "the runner does not know '" + name + "'"));
+    }
+  }
+
+  // Every step: exactly one blocking representation; no body lost by the engine.
+  checks.push_back(atMost("robustness.one_blocking_representation",
+                          "frames with other than exactly one blocking representation (limbs or capsule)",
+                          "frames", counters.blockingViolations, 0.0));
+  checks.push_back(atMost("robustness.no_body_left_world",
+                          "bodies the engine disabled (left the world or became non-finite)", "count",
+                          counters.bodiesLeftWorld, 0.0));
+
+  // Powered and partial ragdolls: events the Character could not run.
+  for (const std::string& line : r.notRun) {
+    const bool powered =
+        line.rfind("powered", 0) == 0 || line.rfind("partial", 0) == 0 || line.rfind("animate", 0) == 0;
+    checks.push_back(
+        notRun(powered ? "powered.event_run" : "robustness.event_run", "a scenario event", line));
+  }
+  return checks;
+}
+
+}  // namespace handoff::runner_detail
