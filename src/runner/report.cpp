@@ -313,8 +313,8 @@ void handoffTable(std::ostringstream& o, const json& doc, const std::string& bas
   o << "<table><tr><th>handoff</th><th>time [s]</th><th>mode</th><th>committed</th><th>teleport flagged</th>"
        "<th>teleport detected</th><th>root jump [m]</th><th>sample dt [ms]</th><th>bodies touching after "
        "step 1</th></tr><tr>"
-    << "<td>" << escape(base.substr(base.rfind('/') + 1)) << "</td>" << cell(doc, base + "/time") << cell(doc, base + "/mode")
-    << cell(doc, base + "/committed") << cell(doc, base + "/teleportFlagged")
+    << "<td>" << escape(base.substr(base.rfind('/') + 1)) << "</td>" << cell(doc, base + "/time")
+    << cell(doc, base + "/mode") << cell(doc, base + "/committed") << cell(doc, base + "/teleportFlagged")
     << cell(doc, base + "/teleportDetected") << cell(doc, base + "/rootJump")
     << cell(doc, base + "/sampleDt", 3, 1e3) << cell(doc, base + "/bodiesInContact", 0) << "</tr></table>";
   o << "<table><tr><th>body</th><th>jump at commit [mm]</th><th>move in step 1 [mm]</th><th>allowed [mm]</th>"
