@@ -120,10 +120,6 @@ const KnownOpen kKnownOpen[] = {
      "m/s"},
     {"teleport_handoff", "handoff.no_pop_first_step", 2.0,
      "measured 1.9 mm against the scenario's 1 mm (the handoff tests allow 2 mm)"},
-    {"knockdown_getup_supine", "recovery.foot_jump_per_frame", 40.0,
-     "issue 5: the 0.25 s blend swings the fallen legs into the clip's first frame (needs a powered "
-     "pre-get-up)"},
-    {"knockdown_getup_prone", "recovery.foot_jump_per_frame", 120.0, "issue 5: as above, measured 103 mm"},
     {"powered_hit_reaction", "powered.event_run", 0.0, "the Character has no powered mode yet (h6's work)"},
 };
 
