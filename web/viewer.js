@@ -466,6 +466,13 @@ function showFrame(frame, force = false) {
         return row;
       }),
     );
+    // The latest event at or before the frame is the one in effect.
+    let latest = null;
+    for (const li of ui.events.children) {
+      li.classList.remove('current');
+      if (li.dataset.frame !== undefined && Number(li.dataset.frame) <= frame) latest = li;
+    }
+    latest?.classList.add('current');
     c.bodies.forEach((b, i) => b.material.color.setHex(colorFor(extras, frame, i)));
     c.contacts.children.forEach((sphere, i) => {
       const p = points[i];
@@ -566,6 +573,7 @@ function buildEventList(events) {
       }
       li.innerHTML = `<span style="color:${EVENT_COLORS[e.kind] ?? '#f97316'}">■</span> ${Number(e.time).toFixed(2)} s · `;
       li.append(`${e.kind}${e.detail ? ` — ${e.detail}` : ''}`);
+      li.dataset.frame = e.frame;
       li.addEventListener('click', () => setFrame(e.frame));
       return li;
     }),

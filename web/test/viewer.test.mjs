@@ -284,7 +284,11 @@ test('the viewer scrubs across the handoff frame of a replay and draws the chara
   assert.deepEqual(animatedFigures, expectedFigures(run, handoff.frame - 1));
   await settle();
   const animated = await canvasStats(page);
+  assert.equal(await page.locator('#events li.current').count(), 0, 'no event before the handoff');
   await scrub(handoff.frame, 'ragdoll', run);
+  // The event list marks the event in effect.
+  assert.deepEqual(await page.$$eval('#events li', (li) => li.map((e) => e.classList.contains('current'))),
+    run.events.map((e) => e === handoff));
   await settle();
   const ragdoll = await canvasStats(page);
   await page.screenshot({ path: path.join(outDir, 'viewer.png') });
