@@ -3,14 +3,13 @@
 //   run_handoff.glb          DeepMimic humanoid running, ragdoll at 1.0 s, falls over a box,
 //                            settles, gets up with the DeepMimic get-up clips (the Character
 //                            controller: recovering) and runs again for 0.5 s;
-//   mesh2motion_handoff.glb  the skinned Mesh2Motion character jogging, powered at 0.8 s (the
-//                            explicit joint drives track the jog), hit in the chest at 1.0 s,
-//                            drives off (full ragdoll) at 1.4 s, falls to the ground.
+//   mesh2motion_handoff.glb  the skinned Mesh2Motion character jogging, powered at 0.8 s
+//                            (Character::goPowered: the joint drives track the jog), hit in the
+//                            chest at 1.0 s, knocked out (full ragdoll) at 1.4 s, falls.
 // Between them: every authority colour, contacts, the capsule, a skinned mesh and seven events.
-// Bodies are committed with velocity inheritance and simulated in Bullet. Prints one line per
+// Each is the Character controller in a Bullet world, stepped as a game does. Prints one line per
 // replay: file, frame count, handoff frame. Not the scenario runner: a fixture.
 #include "handoff/controller.h"
-#include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/physics_bullet.h"
 #include "handoff/replay.h"
@@ -89,13 +88,13 @@ struct DemoSpec {
   double handoffTime = 1.0;
   double endTime = 3.0;
   bool obstacle = false;  ///< A low box ahead of the character at the handoff.
-  /// Powered until this time (the joint drives track the clip after the commit), then a full
-  /// ragdoll; <= handoffTime: a ragdoll from the commit on. [s]
+  /// Powered (Character::goPowered: the joint drives track the clip) from handoffTime until this
+  /// time, then a full ragdoll (goRagdoll); <= handoffTime: a ragdoll from the handoff on. [s]
   double poweredUntil = 0.0;
   double impulseTime = -1.0;  ///< When the chest is hit (< 0: never). [s]
   double impulse = 0.0;       ///< Backwards (against the running direction), at the chest. [N s]
-  /// Through the Character controller with the DeepMimic get-up clips: after the fall it settles,
-  /// gets up (recovering) and runs again; endTime is then the longest it may take.
+  /// With the DeepMimic get-up clips: after the fall it settles, gets up (recovering) and runs
+  /// again; endTime is then the longest it may take. Else no get-up: it stays a ragdoll.
   bool recover = false;
 };
 
@@ -120,8 +119,7 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
   const Transform worldFromRoot;
 
   Replay replay = replay_test::emptyReplay(source, spec.name, 1.0 / kDt);
-  std::vector<Transform> locals(joints), models(joints), poses(bodies), displayLocals(joints),
-      scratch(joints);
+  std::vector<Transform> locals(joints), models(joints), poses(bodies);
   const auto pose = [&](double t) {
     clip->sample(t, WrapMode::Loop, locals);
     localToModel(skeleton, locals, models);
@@ -161,195 +159,96 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
     replay.boxes.push_back(box);
   }
 
+  // The Character controller end to end, stepped as a game does (preStep, world step, postStep).
+  clip->sample(0.0, WrapMode::Loop, locals);
+  Transform root = worldFromRoot;
+  Result<std::unique_ptr<Character>> made =
+      Character::create(*world, source.asset, skeleton, CharacterSettings{}, root, locals);
+  if (!made) return Error{spec.name + ": " + made.error()};
+  Character& ch = **made;
   if (spec.recover) {
-    // The Character controller end to end: animated -> ragdoll -> recovering -> animated.
     Result<GetUpClip> supine = loadGetUp("deepmimic/humanoid3d_getup_faceup.bvh", skeleton, asset.map);
     Result<GetUpClip> prone = loadGetUp("deepmimic/humanoid3d_getup_facedown.bvh", skeleton, asset.map);
     if (!supine || !prone) return Error{spec.name + ": " + (supine ? prone.error() : supine.error())};
-    Transform root = worldFromRoot;
-    clip->sample(0.0, WrapMode::Loop, locals);
-    Result<std::unique_ptr<Character>> made =
-        Character::create(*world, source.asset, skeleton, CharacterSettings{}, root, locals);
-    if (!made) return Error{spec.name + ": " + made.error()};
-    Character& ch = **made;
     ch.setGetUpClips(*supine, *prone);
-    const int pelvisJoint = std::max(0, asset.map[Slot::Pelvis]);
-    int handoffFrame = -1;
-    double clipTime = 0.0, animTime = 0.0, runAgainUntil = -1.0;
-    std::vector<Transform> dense(joints);
-    for (int k = 1; animTime < spec.endTime && (runAgainUntil < 0.0 || animTime < runAgainUntil); ++k) {
-      animTime += kDt;
-      clipTime += kDt;
-      clip->sample(clipTime, WrapMode::Loop, locals);
-      if (Status s = ch.preStep(AnimationInput{animTime, root, locals, false}, kDt); !s) {
-        return Error{spec.name + ": " + s.error()};
-      }
-      world->step(kDt, kSubsteps);
-      ch.postStep(kDt);
-      if (handoffFrame < 0 && animTime >= spec.handoffTime - 1e-9) {
-        // Cut with a dense sample an eighth of a frame before the last input (as the game would).
+  } else {
+    ch.setGetUpAllowed(false);
+  }
+  const bool powered = spec.poweredUntil > spec.handoffTime;
+  const int pelvisJoint = std::max(0, asset.map[Slot::Pelvis]);
+  const int chest = std::max(0, asset.bodyForSlot(Slot::Chest));
+  int handoffFrame = -1;
+  bool hit = false, unpowered = false;
+  double clipTime = 0.0, animTime = 0.0, runAgainUntil = -1.0;
+  std::vector<Transform> dense(joints);
+  const auto fail = [&](const std::string& what) {
+    return Error{spec.name + " at " + std::to_string(animTime) + " s: " + what};
+  };
+  while (animTime < spec.endTime - 1e-9 && (runAgainUntil < 0.0 || animTime < runAgainUntil)) {
+    // Scenario events due at the start of this step.
+    if (!hit && spec.impulseTime >= 0.0 && animTime >= spec.impulseTime - 1e-9) {
+      hit = true;
+      const Vec3 at = world->transform(ch.ragdoll().body(chest)).translation;
+      if (Status s = ch.applyImpulse(chest, -spec.impulse * ahead, at); !s) return fail(s.error());
+    }
+    animTime += kDt;
+    clipTime += kDt;
+    clip->sample(clipTime, WrapMode::Loop, locals);
+    if (Status s = ch.preStep(AnimationInput{animTime, root, locals, false}, kDt); !s) return fail(s.error());
+    world->step(kDt, kSubsteps);
+    ch.postStep(kDt);
+    if (handoffFrame < 0 && animTime >= spec.handoffTime - 1e-9) {
+      handoffFrame = static_cast<int>(replay.frames.size());
+      if (powered) {
+        PoweredSettings settings;
+        settings.pinPelvisAndFeet = true;  // a hit reaction on its feet, until knocked out
+        if (Status s = ch.goPowered(settings); !s) return fail("powered: " + s.error());
+      } else {
+        // Cut with a dense sample an eighth of a frame before the last input (as a game would).
         clip->sample(clipTime - kDt / 8, WrapMode::Loop, dense);
         const AnimationInput denseInput{animTime - kDt / 8, root, dense, false};
         const HandoffRecord& handoff = ch.goRagdoll(&denseInput);
-        if (!handoff.committed) return Error{spec.name + ": handoff abandoned: " + handoff.failure};
-        handoffFrame = static_cast<int>(replay.frames.size());
+        if (!handoff.committed) return fail("handoff abandoned: " + handoff.failure);
       }
-      if (ch.takeRecoveryFinished()) {
-        // Run again from where the character stands, for half a second.
-        root = rootToStartClip(*clip, skeleton, pelvisJoint, asset.modelForward, ch.displayRoot());
-        clipTime = 0.0;
-        runAgainUntil = animTime + 0.5;
-      }
-      ReplayFrame frame;
-      frame.time = ch.time();
-      frame.state = characterStateName(ch.state());
-      frame.worldFromRoot = ch.displayRoot();
-      frame.locals.assign(ch.displayLocals().begin(), ch.displayLocals().end());
-      ch.ragdoll().readBodyPoses(poses);
-      frame.worldFromBodies = poses;
-      for (size_t b = 0; b < bodies; ++b) {
-        frame.authority.push_back(
-            ch.state() == CharacterState::Recovering
-                ? kReplayAuthorityRecovering
-                : static_cast<std::uint8_t>(ch.ragdoll().authority(static_cast<int>(b))));
-      }
-      recordEngine(*world, ch.ragdoll(), pelvis, replay, frame);
-      frame.figures.settleWindow = ch.settle().timeInWindow();
-      frame.figures.blendWeight = ch.blendWeight();
-      replay.frames.push_back(std::move(frame));
     }
-    for (const CharacterEvent& e : ch.events()) replay.events.push_back({e.time, e.kind, e.detail});
-    if (runAgainUntil < 0.0)
-      return Error{spec.name + ": no recovery within " + std::to_string(spec.endTime) + " s"};
-    const std::string path = (std::filesystem::path(folder) / (spec.name + ".glb")).string();
-    if (Status s = writeReplayGlb(replay, path); !s) return Error{s.error()};
-    return path + " frames=" + std::to_string(replay.frames.size()) +
-           " handoffFrame=" + std::to_string(handoffFrame) + " clip=" + clip->name +
-           " events=" + std::to_string(replay.events.size());
-  }
-
-  pose(0.0);
-  Result<std::unique_ptr<Ragdoll>> created =
-      Ragdoll::create(*world, source.asset, skeleton, worldFromRoot, models);
-  if (!created) return Error{spec.name + ": " + created.error()};
-  Ragdoll& ragdoll = **created;
-
-  // Powered phase: the explicit drive (SPEC.md section 5) on the ragdoll's bodies, tracking the
-  // clip's joint rotations. The asset's gains exceed what the explicit drive can take on the
-  // light bodies at this substep: the stability guard scales them (as tests/drive does).
-  std::vector<BodyId> bodyIds;
-  for (size_t b = 0; b < bodies; ++b) bodyIds.push_back(ragdoll.body(static_cast<int>(b)));
-  const std::vector<DriveJoint> driveJoints = driveJointsFromAsset(asset);
-  ExplicitDrive drive(*world, bodyIds, driveJoints);
-  drive.setStabilityLimit(1.0);
-  std::vector<Quat> targetBodies(bodies), previousTargets(driveJoints.size()), targets(driveJoints.size());
-  std::vector<Vec3> targetVelocities(driveJoints.size());
-  const auto jointTargetsAt = [&](double t, std::vector<Quat>& out) {
-    pose(t);
-    bodyPosesFromModels(asset, models, worldFromRoot, poses);
-    for (size_t b = 0; b < bodies; ++b) targetBodies[b] = poses[b].rotation;
-    return JointTargetsJob{driveJoints, targetBodies, out}.run();
-  };
-  double driveWeight = 0.0;
-
-  const auto record = [&](double t, const char* state, bool physics) {
+    if (powered && !unpowered && animTime >= spec.poweredUntil - 1e-9 &&
+        ch.state() == CharacterState::Powered) {
+      unpowered = true;  // drives off (unless the controller knocked it out already)
+      const HandoffRecord& knockout = ch.goRagdoll();
+      if (!knockout.committed) return fail("knockout: " + knockout.failure);
+    }
+    if (ch.takeRecoveryFinished()) {
+      // Run again from where the character stands, for half a second.
+      root = rootToStartClip(*clip, skeleton, pelvisJoint, asset.modelForward, ch.displayRoot());
+      clipTime = 0.0;
+      runAgainUntil = animTime + 0.5;
+    }
     ReplayFrame frame;
-    frame.time = t;
-    frame.state = state;
-    frame.worldFromRoot = worldFromRoot;
-    ragdoll.readBodyPoses(poses);
+    frame.time = ch.time();
+    frame.state = characterStateName(ch.state());
+    frame.worldFromRoot = ch.displayRoot();
+    frame.locals.assign(ch.displayLocals().begin(), ch.displayLocals().end());
+    ch.ragdoll().readBodyPoses(poses);
     frame.worldFromBodies = poses;
-    if (physics) {
-      writeBackPose(skeleton, asset, poses, worldFromRoot, locals, {}, scratch, displayLocals);
-      frame.locals = displayLocals;
-    } else {
-      frame.locals = locals;
-    }
     for (size_t b = 0; b < bodies; ++b) {
-      Authority a = ragdoll.authority(static_cast<int>(b));
-      // The drive acts on every joint: each dynamic body is driven while the weight is on.
-      if (a == Authority::Physics && driveWeight > 0.0) a = Authority::Drive;
-      frame.authority.push_back(static_cast<std::uint8_t>(a));
+      frame.authority.push_back(ch.state() == CharacterState::Recovering
+                                    ? kReplayAuthorityRecovering
+                                    : static_cast<std::uint8_t>(ch.ragdoll().authority(static_cast<int>(b))));
     }
-    recordEngine(*world, ragdoll, pelvis, replay, frame);
-    ReplayFigures& f = frame.figures;
-    if (!replay.frames.empty()) {
-      const ReplayFrame& previous = replay.frames.back();
-      f.settleWindow =
-          physics && f.pelvisSpeed < 0.1 ? previous.figures.settleWindow + (t - previous.time) : 0.0;
-    }
-    f.blendWeight =
-        physics ? displayBlendWeight(t - spec.handoffTime, HandoffSettings{}.displayBlendTime) : 0.0;
-    f.driveWeight = driveWeight;
+    recordEngine(*world, ch.ragdoll(), pelvis, replay, frame);
+    frame.figures.settleWindow = ch.settle().timeInWindow();
+    frame.figures.blendWeight = ch.blendWeight();
+    frame.figures.driveWeight = ch.state() == CharacterState::Powered ? ch.driveWeight() : 0.0;
     replay.frames.push_back(std::move(frame));
-  };
-
-  // Animated: tracked kinematically along the clip.
-  for (int k = 0; k < animatedFrames; ++k) {
-    const double t = k * kDt;
-    pose(t);
-    if (Status s = ragdoll.setAnimatedPose(t, worldFromRoot, models, false, kDt); !s) {
-      return Error{spec.name + ": " + s.error()};
-    }
-    world->step(kDt, kSubsteps);  // the kinematic bodies reach the pose at t
-    record(t, "animated", false);
   }
-  // The handoff: to a powered ragdoll or straight to a ragdoll.
-  const bool powered = spec.poweredUntil > spec.handoffTime;
-  pose(spec.handoffTime);
-  HandoffRecord handoff = ragdoll.commitAt(HandoffSettings{}, spec.handoffTime, worldFromRoot, models);
-  if (!handoff.committed) return Error{spec.name + ": handoff abandoned: " + handoff.failure};
-  const int handoffFrame = static_cast<int>(replay.frames.size());
-  if (powered) {
-    driveWeight = 1.0;
-    drive.setWeight(1.0);
-    world->setSubstepListener(&drive);
-    replay.events.push_back(
-        {spec.handoffTime, "powered", "powered mid-" + clip->name + ": drives track the clip"});
-  } else {
-    replay.events.push_back({spec.handoffTime, "ragdoll", "handoff mid-" + clip->name});
-  }
-  record(spec.handoffTime, powered ? "powered" : "ragdoll", true);
-
-  const int physicsFrames = static_cast<int>(std::lround((spec.endTime - spec.handoffTime) / kDt));
-  const int chest = std::max(0, asset.bodyForSlot(Slot::Chest));
-  bool hit = false;
-  for (int k = 1; k <= physicsFrames; ++k) {
-    const double t = spec.handoffTime + k * kDt;  // the frame's end
-    if (powered && driveWeight > 0.0 && t > spec.poweredUntil + 1e-9) {
-      driveWeight = 0.0;
-      world->setSubstepListener(nullptr);
-      // Marked at the first frame the drives no longer act on (the end of this step).
-      replay.events.push_back({t, "ragdoll", "drives off: full ragdoll"});
-    }
-    if (driveWeight > 0.0) {
-      if (!jointTargetsAt(t - kDt, previousTargets) || !jointTargetsAt(t, targets) ||
-          !JointTargetVelocitiesJob{previousTargets, targets, kDt, targetVelocities}.run() ||
-          !drive.setTargets(targets, targetVelocities)) {
-        return Error{spec.name + ": drive targets at t=" + std::to_string(t)};
-      }
-    }
-    if (!hit && spec.impulseTime >= 0.0 && t - kDt >= spec.impulseTime - 1e-9) {
-      hit = true;
-      const BodyId body = ragdoll.body(chest);
-      const Vec3 at = world->transform(body).translation;
-      world->applyLinearImpulse(body, -spec.impulse * ahead, at);
-      char detail[96];
-      std::snprintf(detail, sizeof detail, "%.0f N s backwards at the chest (%s)", spec.impulse,
-                    asset.bodies[static_cast<size_t>(chest)].name.c_str());
-      replay.events.push_back({t - kDt, "impulse", detail});
-    }
-    world->step(kDt, kSubsteps);
-    if (k == 1) ragdoll.recordFirstStep(handoff);
-    ragdoll.updateLimits();
-    record(t, driveWeight > 0.0 ? "powered" : "ragdoll", true);
-  }
-  world->setSubstepListener(nullptr);
+  for (const CharacterEvent& e : ch.events()) replay.events.push_back({e.time, e.kind, e.detail});
+  if (spec.recover && runAgainUntil < 0.0) return fail("no recovery");
 
   const std::string path = (std::filesystem::path(folder) / (spec.name + ".glb")).string();
   if (Status s = writeReplayGlb(replay, path); !s) return Error{s.error()};
   return path + " frames=" + std::to_string(replay.frames.size()) +
-         " handoffFrame=" + std::to_string(handoffFrame) + " clip=" + clip->name;
+         " handoffFrame=" + std::to_string(handoffFrame) + " clip=" + clip->name +
+         " events=" + std::to_string(replay.events.size());
 }
 
 }  // namespace
