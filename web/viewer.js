@@ -343,6 +343,19 @@ async function load(entry) {
     contacts.add(sphere);
   }
 
+  // Static boxes (steps, walls, obstacles): translucent, so a character lying on steps or behind
+  // a wall stays visible, with their edges drawn so each one reads.
+  gltf.scene.traverse((o) => {
+    if (o.isMesh && /^static:/.test(gltfName(o))) {
+      o.material = o.material.clone();
+      Object.assign(o.material, { transparent: true, opacity: 0.55, depthWrite: false });
+      const edges = new THREE.LineSegments(new THREE.EdgesGeometry(o.geometry),
+        new THREE.LineBasicMaterial({ color: 0x5b4a3a }));
+      edges.renderOrder = 1;
+      o.add(edges);
+    }
+  });
+
   // A 1 m grid over the ground quad (pushed back in depth so the lines do not flicker).
   const ground = byName.get('ground');
   const groundBox = ground ? new THREE.Box3().setFromObject(ground) : new THREE.Box3(new THREE.Vector3(-5, 0, -5), new THREE.Vector3(5, 0, 5));
@@ -400,7 +413,8 @@ async function load(entry) {
   }
   const side = travel.lengthSq() > 1e-4 ? new THREE.Vector3(-travel.z, 0, travel.x).normalize() : new THREE.Vector3(1, 0, 0.6).normalize();
   controls.target.copy(target);
-  camera.position.copy(target).addScaledVector(side, 3.2).add(new THREE.Vector3(0, 1.0, 0)).addScaledVector(travel.normalize(), -0.8);
+  // Square to the travel, so steps, boxes and walls along the way are seen in profile.
+  camera.position.copy(target).addScaledVector(side, 3.4).add(new THREE.Vector3(0, 0.9, 0));
   controls.update();
 
   showFrame(startFrame, true);
