@@ -73,15 +73,18 @@ struct GatherSettings {
 struct PoweredPin {
   int body = -1;        ///< Asset body index. [0, bodies)
   double weight = 1.0;  ///< Pin weight. [0, 1] [default 1]
-  /// Acceleration gains (PinGains): stiff enough to hold a standing pelvis against a 150 N s
-  /// chest hit, stable at 60 Hz with one substep (h^2 K + 2 h D = 0.25 + 2.0 < 4).
-  PinGains gains{900.0, 60.0, 200.0, 900.0, 60.0, 400.0};
+  /// Acceleration gains (PinGains): K 1600 1/s^2 (40 rad/s), D 80 1/s (critical), limits off.
+  /// Explicit bound h^2 K + 2 h D < 4 holds down to one 60 Hz substep (0.44 + 2.67 = 3.1).
+  PinGains gains{1600.0, 80.0, std::numeric_limits<double>::infinity(),
+                 1600.0, 80.0, std::numeric_limits<double>::infinity()};
 };
 
 /// Powered mode: how the drives and pins run, and when the character leaves the mode.
 /// The scenario event "powered" maps to solver/weight/rampTime, "partial" to bodyWeights/rampTime.
 struct PoweredSettings {
-  DriveSolver solver = DriveSolver::Explicit;  ///< [default explicit]
+  /// [default implicit: at the asset's gains the explicit drive needs far more substeps than 2
+  /// at 60 Hz to track or to absorb a hit; docs/DRIVES.md]
+  DriveSolver solver = DriveSolver::Implicit;
   /// Drive weight reached after the ramp (scales stiffness and torque limit, not damping). [0, 1]
   double weight = 1.0;
   double rampTime = 0.2;  ///< Drive weight ramps 0 -> weight over this time. [s] [>= 0]
@@ -107,13 +110,14 @@ struct PoweredSettings {
   /// Character::goAnimated(). [default false; CharacterSettings::hitReaction sets true]
   bool returnWhenSettled = false;
   double returnJointError = 3.0 * kPi / 180.0;  ///< RMS joint-angle error below. [rad]
-  double returnPositionError = 0.05;            ///< Every dynamic body's centre of mass within. [m]
+  double returnPositionError = 0.05;            ///< Pelvis (root body) centre of mass within. [m]
   double returnLinearSpeed = 0.3;               ///< Body speed relative to its animated speed below. [m/s]
   double returnAngularSpeed = 1.0;              ///< Same, angular. [rad/s]
   double returnWindow = 0.1;                    ///< The above must hold continuously this long. [s]
   /// A dynamic body's centre of mass this far from its animated one knocks the character out
-  /// into a full ragdoll (PuppetMaster's knock-out distance). +inf: never. [m] [default 0.5]
-  double knockoutDistance = 0.5;
+  /// into a full ragdoll (PuppetMaster's knock-out distance). +inf: never. [m] [default 0.8: a
+  /// 150 N s chest hit on the pinned standing character peaks near 0.5 m, 600 N s near 1.4 m]
+  double knockoutDistance = 0.8;
   /// When the capsule does not fit at the animated pose on return: hold the pose powered and
   /// retry every step (true), or fall into a full ragdoll (false). [default true]
   bool holdWhenBlocked = true;

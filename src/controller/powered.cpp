@@ -344,18 +344,21 @@ void Character::poweredPostStep(double dt) {
   }
   const bool rampDone = powered_.rampTime <= 0.0 || poweredTime_ >= powered_.rampTime;
   if (!(powered_.returnWhenSettled || returning_) || !rampDone) return;
-  const bool settled = slow && !externalForce_ && rmsJointError_ <= powered_.returnJointError &&
-                       distance <= powered_.returnPositionError;
+  const bool settled =
+      slow && !externalForce_ && rmsJointError_ <= powered_.returnJointError &&
+      glm::length(bodyPoses_[0].translation - animBodies_[0].translation) <= powered_.returnPositionError;
   settledFor_ = settled ? settledFor_ + dt : 0.0;
   if (settledFor_ + 1e-9 >= powered_.returnWindow) tryReturnToAnimation();
 }
 
 bool Character::tryReturnToAnimation() {
   // SPEC.md section 5: re-check the capsule's space at the animated pose before handing back.
-  const BodyId capsule = ragdoll_->capsule();
-  const bool blocked =
-      world_->capsuleOverlaps(world_->transform(capsule), asset_->capsule.radius, asset_->capsule.halfHeight,
-                              world_->collisionFilter(capsule).mask);
+  // The capsule follows the animated root while off; checked a skin above it (standing on the
+  // ground is not blocked), against what the get-up check uses.
+  Transform capsulePose = world_->transform(ragdoll_->capsule());
+  capsulePose.translation.y += settings_.stand.skin;
+  const bool blocked = world_->capsuleOverlaps(capsulePose, asset_->capsule.radius,
+                                               asset_->capsule.halfHeight, settings_.stand.blockMask);
   if (blocked) {
     if (!powered_.holdWhenBlocked) {
       event("blocked", "no capsule space to return to animation: falling");
