@@ -65,6 +65,9 @@ struct BodyHandoffMetrics {
 
 /// One handoff of a run and what followed it.
 struct HandoffMetrics {
+  /// "handoff" (a `ragdoll` event: full ragdoll) or "powered" (a `powered` or `partial` event:
+  /// the bodies with a physics weight go dynamic under drives); names the checks' capability.
+  std::string kind = "handoff";
   double time = 0.0;  ///< Scenario time of the commit. [s]
   std::string mode;   ///< "inherit", "naive_zero_velocity", "naive_bind_pose".
   bool committed = false;
@@ -146,6 +149,11 @@ struct ScenarioResult {
   TimeSeries series;
   std::vector<ThresholdCheck> checks;
   std::vector<BaselineResult> baselines;
+  /// Powered mode (SPEC sections 5 and 6): largest body distance to the animated pose and
+  /// largest RMS joint error while powered; whether it was back to animation at the end.
+  double poweredMaxPositionError = 0.0;  ///< [m]
+  double poweredMaxRmsJointError = 0.0;  ///< [rad]
+  bool poweredReturned = false;
   std::string replayFile;  ///< Written .glb (file name only), empty if none.
   double seconds = 0.0;    ///< Wall-clock run time (not part of the deterministic output). [s]
   bool passed() const;     ///< ok, nothing left un-run, and every check passes.

@@ -71,30 +71,31 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
   for (size_t i = 0; i < r.handoffs.size(); ++i) {
     const HandoffMetrics& h = r.handoffs[i];
     const std::string at = r.handoffs.size() > 1 ? "[" + std::to_string(i) + "]" : "";
-    const std::string when = fmt("handoff at %.3f s", h.time);
-    checks.push_back(atLeast("handoff.commit_atomic" + at,
+    const std::string when = h.kind + fmt(" at %.3f s", h.time);
+    const std::string cap = h.kind + ".";
+    checks.push_back(atLeast(cap + "commit_atomic" + at,
                              when + ": committed, every body dynamic at once (1) or abandoned (0)", "count",
                              h.committed ? 1.0 : 0.0, 1.0));
     if (!h.committed) {
       checks.back().note = h.failure;
       continue;
     }
-    checks.push_back(atMost("handoff.no_pop_at_commit" + at,
+    checks.push_back(atMost(cap + "no_pop_at_commit" + at,
                             when + ": largest body move at the commit from the animated pose", "mm",
                             h.maxPositionJump * 1e3, HandoffSettings{}.poseTolerance * 1e3));
     if (!h.firstStepImpulse.empty()) {
       checks.back().note = "first-step continuity not applicable: an impulse hit in the first step (" +
                            h.firstStepImpulse + ")";
     } else if (!h.firstStepRecorded) {
-      checks.push_back(notRun("handoff.no_pop_first_step" + at, when, "the scenario ended at the handoff"));
+      checks.push_back(notRun(cap + "no_pop_first_step" + at, when, "the scenario ended at the handoff"));
       continue;
     }
     if (h.firstStepImpulse.empty()) {
-      checks.push_back(atMost("handoff.no_pop_first_step" + at,
+      checks.push_back(atMost(cap + "no_pop_first_step" + at,
                               when + ": worst body move in the first step beyond |v_anim| dt + |g| dt^2",
                               "mm", h.worstPopExcess * 1e3, popMm));
       checks.push_back(atMost(
-          "handoff.velocity_continuity" + at,
+          cap + "velocity_continuity" + at,
           when +
               fmt(": worst |v_after_first_step - v_anim| beyond 5 %% |v_anim| + |g| dt (%.0f bodies touching "
                   "the world skipped)",
@@ -102,18 +103,18 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
           "m/s", h.worstVelocityExcess, 0.0));
     }
     checks.push_back(atMost(
-        "handoff.no_explosion_2s" + at,
+        cap + "no_explosion_2s" + at,
         when + fmt(": worst body speed beyond |v_inherited| + |g| t + 1 m/s (+ %.2f m/s of hits) over %.2f s",
                    h.hitAllowance, h.followTime),
         "m/s", h.worstSpeedExcess, 0.0));
-    checks.push_back(atMost("handoff.joint_anchor_drift" + at,
+    checks.push_back(atMost(cap + "joint_anchor_drift" + at,
                             when + fmt(": largest joint anchor separation over %.2f s", h.followTime), "mm",
                             h.maxJointSeparation * 1e3, 10.0));
     if (h.teleportFlagged || h.teleportDetected) {
       double fastest = 0.0;
       for (const BodyHandoffMetrics& b : h.bodies)
         fastest = std::max(fastest, glm::length(b.inheritedLinear));
-      checks.push_back(atMost("handoff.teleport_no_jump_velocity" + at,
+      checks.push_back(atMost(cap + "teleport_no_jump_velocity" + at,
                               when + fmt(": fastest inherited body speed after a %.2f m root jump (the jump "
                                          "would give %.0f m/s)",
                                          h.rootJump, h.sampleDt > 0 ? h.rootJump / h.sampleDt : 0.0),
@@ -132,6 +133,25 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     checks.push_back(atMost("recovery.foot_jump_per_frame" + at,
                             when + ": displayed ankle move per frame beyond the get-up clip's own", "mm",
                             m.worstFootJump * 1e3, 20.0));
+  }
+
+  // Powered mode: the hit did not knock the character out, and it went back to animation when
+  // the scenario said so.
+  const bool powered = std::any_of(r.handoffs.begin(), r.handoffs.end(),
+                                   [](const HandoffMetrics& h) { return h.kind == "powered"; });
+  const bool ragdollEvent = std::any_of(s.events.begin(), s.events.end(), [](const ScenarioEvent& e) {
+    return e.type() == EventType::Ragdoll;
+  });
+  if (powered && !ragdollEvent) {
+    checks.push_back(atMost("powered.no_knockout", "largest body distance to the animated pose while powered",
+                            "m", r.poweredMaxPositionError, PoweredSettings{}.knockoutDistance));
+  }
+  if (std::any_of(s.events.begin(), s.events.end(),
+                  [](const ScenarioEvent& e) { return e.type() == EventType::Animate; })) {
+    checks.push_back(
+        atLeast("powered.returned_to_animation",
+                "back to animation (every body kinematic, capsule on) by the end after `animate`", "count",
+                r.poweredReturned ? 1.0 : 0.0, 1.0));
   }
 
   // Scenario expectations beyond the pop allowance.

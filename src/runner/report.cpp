@@ -41,7 +41,8 @@ json handoffJson(const HandoffMetrics& h) {
                       {"teleport", b.teleport},
                       {"snapped", b.snapped}});
   }
-  return {{"time", h.time},
+  return {{"kind", h.kind},
+          {"time", h.time},
           {"mode", h.mode},
           {"committed", h.committed},
           {"failure", h.failure},
@@ -134,6 +135,9 @@ json scenarioJson(const ScenarioResult& r) {
           {"dt", r.dt},
           {"frames", r.frames},
           {"replay", r.replayFile},
+          {"poweredMaxPositionError", r.poweredMaxPositionError},
+          {"poweredMaxRmsJointError", r.poweredMaxRmsJointError},
+          {"poweredReturned", r.poweredReturned},
           {"checks", checks},
           {"handoffs", handoffs},
           {"baselines", baselines},

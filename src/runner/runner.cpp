@@ -424,7 +424,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
                                                                        : 0.0);
     ts.settleWindow.push_back(ch.state() == CharacterState::Ragdoll ? ch.settle().timeInWindow() : 0.0);
     ts.blendWeight.push_back(ch.blendWeight());
-    ts.driveWeight.push_back(0.0);
+    ts.driveWeight.push_back(ch.state() == CharacterState::Powered ? ch.driveWeight() : 0.0);
     ts.contacts.push_back(stats.contactPoints);
     ts.activeBodies.push_back(stats.activeBodies);
     ts.sleepingBodies.push_back(stats.sleepingBodies);
@@ -464,18 +464,10 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     }
   };
 
-  const auto commit = [&](double t, bool teleportThisFrame) {
-    // The animation sampled 1/8 frame before: a nearly instantaneous velocity (SPEC section 3,
-    // "sample more densely"); not across a teleport, whose newest pair must not give a velocity.
-    const AnimationInput* denseInput = nullptr;
-    AnimationInput d;
-    if (!teleportThisFrame) {
-      sampleAt(t - dt / 8, dense);
-      d = AnimationInput{t - dt / 8, root, dense, false};
-      denseInput = &d;
-    }
-    const HandoffRecord& record = ch.goRagdoll(denseInput);
+  // Measures a commit (a `ragdoll` handoff or a powered entry) from the Character's record.
+  const auto measure = [&](const HandoffRecord& record, double t, const char* kind) {
     HandoffMetrics m;
+    m.kind = kind;
     m.time = t;
     m.mode = scenarioHandoffModeName(mode);
     m.committed = record.committed;
@@ -517,6 +509,45 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     tracker.stepsSinceCommit = 0;
   };
 
+  const auto commit = [&](double t, bool teleportThisFrame) {
+    // The animation sampled 1/8 frame before: a nearly instantaneous velocity (SPEC section 3,
+    // "sample more densely"); not across a teleport, whose newest pair must not give a velocity.
+    const AnimationInput* denseInput = nullptr;
+    AnimationInput d;
+    if (!teleportThisFrame) {
+      sampleAt(t - dt / 8, dense);
+      d = AnimationInput{t - dt / 8, root, dense, false};
+      denseInput = &d;
+    }
+    measure(ch.goRagdoll(denseInput), t, "handoff");
+  };
+
+  // Per asset body, the physics weight a `partial` event gives it: its own entry (bone or slot
+  // name), else the largest weight of the regions containing its slot, else 0.
+  const auto partialWeights = [&](const ScenarioEvent::Partial& p) {
+    std::vector<double> weights(bodyCount, 0.0);
+    for (size_t b = 0; b < bodyCount; ++b) {
+      for (int slot = 0; slot < static_cast<int>(Slot::Count); ++slot) {
+        if (asset.bodyForSlot(static_cast<Slot>(slot)) != static_cast<int>(b)) continue;
+        for (const auto& [region, w] : p.regions) {
+          if (regionContains(region, static_cast<Slot>(slot))) weights[b] = std::max(weights[b], w);
+        }
+      }
+    }
+    for (const auto& [name, w] : p.bodies) {
+      const int b = bodyNamed(asset, skeleton, name);
+      if (b >= 0) weights[static_cast<size_t>(b)] = w;
+    }
+    return weights;
+  };
+  const auto poweredEntry = [&](const ScenarioEvent& e, double t, const Status& st, size_t recordsBefore) {
+    if (!st) {
+      notRun(e, st.error());
+    } else if (ch.handoffs().size() > recordsBefore) {
+      measure(ch.handoffs().back(), t, "powered");
+    }
+  };
+
   // After the first step past a commit: the before/after figures of every body.
   const auto afterFirstStep = [&]() {
     HandoffMetrics& hm = result.handoffs[static_cast<size_t>(tracker.open)];
@@ -556,7 +587,8 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
   const auto follow = [&](double t) {
     HandoffMetrics& hm = result.handoffs[static_cast<size_t>(tracker.open)];
     const double since = t - tracker.commitTime;
-    if (ch.state() != CharacterState::Ragdoll || since > options.followWindow + 1e-9) {
+    const bool simulated = ch.state() == CharacterState::Ragdoll || ch.state() == CharacterState::Powered;
+    if (!simulated || since > options.followWindow + 1e-9) {
       tracker.open = -1;
       return;
     }
@@ -591,7 +623,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
             point = p.pointSpace == PointSpace::Body ? bodyPose.transformPoint(*p.point) : *p.point;
           if (Status st = ch.applyImpulse(b, impulse, point); !st) {
             notRun(*e, st.error());
-          } else if (tracker.open >= 0 && ch.state() == CharacterState::Ragdoll) {
+          } else if (tracker.open >= 0 && ch.state() != CharacterState::Animated) {
             HandoffMetrics& hm = result.handoffs[static_cast<size_t>(tracker.open)];
             const double mass = world->mass(ch.ragdoll().body(b));
             hm.hitAllowance += glm::length(impulse) / mass;
@@ -607,10 +639,36 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
         case EventType::GetUpAllowed:
           ch.setGetUpAllowed(std::get<ScenarioEvent::GetUpAllowed>(e->payload).allowed);
           break;
-        case EventType::Powered:
-        case EventType::Partial:
+        case EventType::Powered: {
+          const auto& p = std::get<ScenarioEvent::Powered>(e->payload);
+          PoweredSettings ps = cs.hitReaction;
+          ps.solver = s.settings.driveSolver;
+          ps.weight = p.weight;
+          ps.rampTime = p.rampTime;
+          ps.bodyWeights.clear();
+          ps.returnWhenSettled = false;  // the scenario says when (`animate`)
+          const size_t before = ch.handoffs().size();
+          poweredEntry(*e, t, ch.goPowered(ps), before);
+          break;
+        }
+        case EventType::Partial: {
+          const auto& p = std::get<ScenarioEvent::Partial>(e->payload);
+          const std::vector<double> weights = partialWeights(p);
+          const size_t before = ch.handoffs().size();
+          if (ch.state() == CharacterState::Powered) {
+            if (Status st = ch.setBodyWeights(weights); !st) notRun(*e, st.error());
+          } else {
+            PoweredSettings ps = cs.hitReaction;
+            ps.solver = s.settings.driveSolver;
+            ps.returnWhenSettled = false;
+            poweredEntry(*e, t, ch.goPartial(weights, p.rampTime, ps), before);
+          }
+          break;
+        }
         case EventType::Animate:
-          notRun(*e, "the Character has no powered or partial ragdoll mode in this build");
+          if (Status st = ch.goAnimated(std::get<ScenarioEvent::Animate>(e->payload).blendTime); !st) {
+            notRun(*e, st.error());
+          }
           break;
         case EventType::End:
         default:
@@ -700,6 +758,9 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     rm.cancelled = r.cancelled;
   }
   result.events = ch.events();
+  result.poweredReturned = ch.state() == CharacterState::Animated &&
+                           std::any_of(ch.events().begin(), ch.events().end(),
+                                       [](const CharacterEvent& e) { return e.kind == "unpowered"; });
   result.frames = frames;
   result.dt = dt;
   result.endTime = frames * dt;
