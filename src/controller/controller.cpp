@@ -392,9 +392,11 @@ void Character::startGather(const GetUpClip& clip) {
 
 void Character::gatherPostStep(double dt) {
   gatherTime_ += dt;
-  if (externalForce_ || facing_.candidate() != gatherFacing_ || facing_.inHoldBand()) {
+  if (externalForce_ || !getUpAllowed_ || facing_.candidate() != gatherFacing_ || facing_.inHoldBand()) {
     stopGather();
-    event("gather", externalForce_ ? "stopped: external force" : "stopped: the body rolled over");
+    event("gather", externalForce_   ? "stopped: external force"
+                    : !getUpAllowed_ ? "stopped: get-up not allowed"
+                                     : "stopped: the body rolled over");
     return;
   }
   bool atRest = true;
