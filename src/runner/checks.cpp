@@ -143,8 +143,13 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     return e.type() == EventType::Ragdoll;
   });
   if (powered && !ragdollEvent) {
-    checks.push_back(atMost("powered.no_knockout", "largest body distance to the animated pose while powered",
-                            "m", r.poweredMaxPositionError, PoweredSettings{}.knockoutDistance));
+    const double knockouts = static_cast<double>(std::count_if(
+        r.events.begin(), r.events.end(), [](const CharacterEvent& e) { return e.kind == "knockout"; }));
+    checks.push_back(
+        atMost("powered.no_knockout",
+               "knock-outs into a full ragdoll (a body further than the knock-out distance from its "
+               "animated pose)",
+               "count", knockouts, 0.0));
   }
   if (std::any_of(s.events.begin(), s.events.end(),
                   [](const ScenarioEvent& e) { return e.type() == EventType::Animate; })) {

@@ -236,7 +236,7 @@ std::string plot(const json& sc, const std::string& title, const std::string& un
   const json& s = sc["series"];
   const std::vector<double> time = s["time"].get<std::vector<double>>();
   if (time.size() < 2) return "";
-  const double w = 460, h = 150, left = 48, right = 10, top = 20, bottom = 24;
+  const double w = 460, h = 150, left = 48, right = 22, top = 20, bottom = 24;
   double lo = 1e300, hi = -1e300;
   for (const Series& l : lines) {
     for (const json& v : s[l.key]) {
