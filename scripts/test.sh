@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs dependencies, builds, runs the CTest suite in a normal build
-# and again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# and again under AddressSanitizer + UndefinedBehaviorSanitizer, then fuzzes every loader (clang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -16,3 +16,26 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEB
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 1200 -LE no_sanitize
+
+# libFuzzer targets (issue 9), one per loader: BVH text, ragdoll asset JSON, scenario JSON. Built
+# with clang and -DHANDOFF_FUZZ=ON (every library instrumented for coverage, ASan and UBSan);
+# each runs for a fixed budget from its seed corpus and its past failures
+# (tests/fuzz/regressions/<target>/, also replayed by CTest as fuzz.replay.*). Any crash,
+# sanitizer report, leak or failed property stops the script; libFuzzer keeps the input as
+# build-fuzz/crash-<target>-*: fix the bug and copy the input to tests/fuzz/regressions/<target>/.
+echo "== libFuzzer targets (clang, ASan + UBSan + LeakSanitizer) =="
+fuzz_seconds=${HANDOFF_FUZZ_SECONDS:-25}
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHANDOFF_FUZZ=ON \
+  -DHANDOFF_BUILD_TESTS=OFF -DHANDOFF_BUILD_BENCH=OFF -DHANDOFF_BUILD_APPS=OFF
+cmake --build build-fuzz -j "$jobs" --target handoff_fuzz_bvh handoff_fuzz_asset handoff_fuzz_scenario
+for target in bvh asset scenario; do
+  work=build-fuzz/work-$target
+  rm -rf "$work" && mkdir -p "$work"
+  dict=()
+  [[ -f tests/fuzz/$target.dict ]] && dict=(-dict="tests/fuzz/$target.dict")
+  echo "-- fuzzing $target for ${fuzz_seconds} s"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    "build-fuzz/tests/fuzz/handoff_fuzz_$target" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="build-fuzz/crash-$target-" "${dict[@]}" \
+    "$work" "tests/fuzz/corpus/$target" "tests/fuzz/regressions/$target"
+done

@@ -95,4 +95,8 @@ std::vector<Transform> restPose(const Skeleton& skeleton);
 /// the rest pose; used to sanity check and auto-detect units. [skeleton units]
 double restHipHeight(const Skeleton& skeleton);
 
+/// `text` with every byte that is not part of a valid UTF-8 sequence written as "\xNN": error
+/// messages quote file content (a Latin-1 BVH, a fuzzed file), and reports embed them in JSON.
+std::string validUtf8(std::string_view text);
+
 }  // namespace handoff

@@ -39,7 +39,6 @@ OrderedJson filter(const CollisionFilter& f) {
   return j;
 }
 
-
 OrderedJson shape(const ShapeDesc& s) {
   OrderedJson j;
   j["type"] = shapeTypeName(s.type);
@@ -231,7 +230,6 @@ double defaultMassFraction(Slot slot) {
   return percent[static_cast<size_t>(slot)] / 100.0;
 }
 
-
 // nlohmann's indented dump puts every array element on its own line; vectors and quaternions
 // read better as [x, y, z]. Collapses arrays that hold only numbers (no string, array or object).
 std::string collapseFlatArrays(const std::string& text) {
@@ -337,11 +335,9 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
   std::vector<Finding> scratch;
   std::vector<Finding>& findings = findingsOut ? *findingsOut : scratch;
   Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    // Line and column of the byte nlohmann stopped at (1-based).
-    const size_t end = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+  // Line and column (1-based) of the byte at `offset`.
+  const auto position = [&](size_t offset) {
+    const size_t end = std::min(offset, text.size());
     size_t line = 1;
     size_t column = 1;
     for (size_t i = 0; i < end; ++i) {
@@ -352,12 +348,29 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
         ++column;
       }
     }
-    std::string what = e.what();
+    return sourceName + ":" + std::to_string(line) + ":" + std::to_string(column) + " (byte " +
+           std::to_string(offset + 1) + "): ";
+  };
+  const auto reject = [&](const std::string& where, std::string what) -> Result<RagdollAsset> {
     if (const size_t p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
-    const std::string message = sourceName + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                                " (byte " + std::to_string(e.byte) + "): " + what;
+    // nlohmann quotes the bytes it read last, which may not be UTF-8.
+    const std::string message = validUtf8(where + what);
     findings.push_back({Finding::Severity::Error, "json", sourceName, message});
     return Error{message};
+  };
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // e.byte: 1-based index of the byte nlohmann stopped at.
+    return reject(position(e.byte > 0 ? e.byte - 1 : 0), e.what());
+  } catch (const Json::out_of_range& e) {
+    // A number overflow (1e400) has no byte offset: point at the number nlohmann quotes.
+    const std::string what = e.what();
+    const size_t open = what.find('\'');
+    const size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+    const size_t at =
+        close == std::string::npos ? std::string::npos : text.find(what.substr(open + 1, close - open - 1));
+    return reject(position(at == std::string::npos ? 0 : at), what);
   }
   Reader r(sourceName, findings);
   if (!doc.is_object()) {

@@ -1043,7 +1043,9 @@ Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& o
       if (!in) return Error{path + ": cannot open the file for reading"};
       const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       if (in.bad()) return Error{path + ": read error"};
-      return importBvh(text, path, options);
+      Result<ImportedAsset> imported = importBvh(text, path, options);
+      if (!imported) return Error{validUtf8(imported.error())};
+      return imported;
     }
     Assimp::Importer importer;
     Result<const aiScene*> read =
@@ -1061,7 +1063,10 @@ Result<ImportedAsset> importBvhText(std::string_view text, const std::string& so
                                     const ImportOptions& options) {
   if (Status status = checkOptions(sourceName, options); !status) return Error{status.error()};
   try {
-    return importBvh(text, sourceName, options);
+    Result<ImportedAsset> imported = importBvh(text, sourceName, options);
+    // Messages quote the text (names, tokens), which may be any bytes.
+    if (!imported) return Error{validUtf8(imported.error())};
+    return imported;
   } catch (const std::bad_alloc&) {
     return Error{sourceName + ": out of memory while importing"};
   } catch (const std::exception& e) {

@@ -178,4 +178,44 @@ double restHipHeight(const Skeleton& skeleton) {
   return models[static_cast<size_t>(pelvisJoint(skeleton))].translation.y - lowest;
 }
 
+std::string validUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = byte(i);
+    std::size_t length = 0;
+    if (c < 0x80) {
+      length = 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+    }
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (byte(i + k) & 0xC0) == 0x80;
+    if (valid && length == 3) {
+      const unsigned char c1 = byte(i + 1);
+      valid = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 > 0x9F);  // overlong, surrogates
+    }
+    if (valid && length == 4) {
+      const unsigned char c1 = byte(i + 1);
+      valid = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 > 0x8F);  // overlong, > U+10FFFF
+    }
+    if (valid) {
+      out.append(text.substr(i, length));
+      i += length;
+    } else {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace handoff
