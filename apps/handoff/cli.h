@@ -16,5 +16,6 @@ void setDataDirOverride(const std::string& dir);
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addAssetCommands(CLI::App& app, int& exitCode);
+void addBenchCommands(CLI::App& app, int& exitCode);
 
 }  // namespace handoff::cli

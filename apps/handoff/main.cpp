@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   handoff::cli::addInspectCommand(app, exitCode);
   handoff::cli::addDemoCommand(app, exitCode);
   handoff::cli::addAssetCommands(app, exitCode);
+  handoff::cli::addBenchCommands(app, exitCode);
   CLI11_PARSE(app, argc, argv);
   return exitCode;
 }

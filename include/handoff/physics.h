@@ -206,6 +206,11 @@ class PhysicsWorld {
   virtual bool isEnabled(BodyId body) const = 0;
   virtual bool isSleeping(BodyId body) const = 0;
   virtual void wake(BodyId body) = 0;
+  /// Puts a dynamic body to sleep now, with zero velocities, whatever the engine's own sleep
+  /// timer says (handoff-side sleeping of a settled character, see docs/CROWDS.md). It wakes as
+  /// the engine wakes sleeping bodies: wake(), a teleport, an awake body coming into contact.
+  /// Put every body of a touching group to sleep together, or the awake ones wake the others.
+  virtual void sleep(BodyId body) = 0;
   /// Clears a joint's accumulated (warm-start) impulses: after a teleport of the pose.
   virtual void resetWarmStart(JointId joint) = 0;
   virtual void setJointMotor(JointId joint, const JointMotorSettings& motor) = 0;

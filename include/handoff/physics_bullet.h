@@ -37,6 +37,8 @@
 //   100 m drop at 60 Hz x 2 substeps (4.4 cm at 1 substep).
 // - resetWarmStart: Bullet does not warm-start joint rows; the call clears the contact impulses
 //   cached for the joint's two bodies (and the joint's impulse feedback).
+// - sleep(body) forces Bullet's ISLAND_SLEEPING with zero velocities; Bullet's island manager keeps
+//   it while the whole island sleeps and wakes it (WANTS_DEACTIVATION) when an awake body joins.
 // - Sleeping uses WorldSettings per world (thresholds and sleepTime), independent of Bullet's
 //   global gDeactivationTime (which must stay > 0: 0 disables sleeping in Bullet).
 // - Bodies that leave the world box (WorldSettings::worldHalfExtent) or whose state becomes

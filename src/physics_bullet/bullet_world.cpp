@@ -256,6 +256,7 @@ class BulletWorld final : public PhysicsWorld {
   bool isEnabled(BodyId body) const override;
   bool isSleeping(BodyId body) const override;
   void wake(BodyId body) override;
+  void sleep(BodyId body) override;
   void resetWarmStart(JointId joint) override;
   void setJointMotor(JointId joint, const JointMotorSettings& motor) override;
   void setJointFrames(JointId joint, const Transform& bodyAFromJoint,
@@ -993,6 +994,17 @@ bool BulletWorld::isSleeping(BodyId id) const {
 void BulletWorld::wake(BodyId id) {
   HANDOFF_BODY_OR_RETURN(slot, id);
   if (slot->motion == MotionType::Dynamic) slot->body->activate(true);
+}
+
+void BulletWorld::sleep(BodyId id) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  if (slot->motion != MotionType::Dynamic || !slot->enabled) return;
+  btRigidBody& body = *slot->body;
+  body.setLinearVelocity(btVector3(0, 0, 0));
+  body.setAngularVelocity(btVector3(0, 0, 0));
+  // ISLAND_SLEEPING is kept by Bullet's island manager while every body of the island sleeps;
+  // an awake body whose bounds overlap it joins the island and wakes it (WANTS_DEACTIVATION).
+  body.forceActivationState(ISLAND_SLEEPING);
 }
 
 void BulletWorld::resetWarmStart(JointId id) {

@@ -59,6 +59,7 @@ class RecordingWorld final : public PhysicsWorld {
   bool isEnabled(BodyId) const override { return true; }
   bool isSleeping(BodyId b) const override { return at(b).sleeping; }
   void wake(BodyId b) override { at(b).sleeping = false; }
+  void sleep(BodyId b) override { at(b).sleeping = true; }
   void resetWarmStart(JointId) override {}
   void setJointMotor(JointId j, const JointMotorSettings& motor) override { motors.at(j.value) = motor; }
   void setJointFrames(JointId, const Transform&, const Transform&) override {}

@@ -1,0 +1,198 @@
+// handoff bench crowd [--threads N] [--json] [--steps 500] [--piles 16] [--per-pile 10]
+//                     [--no-sleep] [--freeze] [--mass-death]
+// Jolt's PerformanceTest "Ragdoll" scene with handoff's ragdolls on Bullet (docs/BENCHMARKS.md).
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.h"
+#include "handoff/crowd.h"
+
+namespace handoff::cli {
+namespace {
+
+// The reference (issue 8): Jolt PerformanceTest Ragdoll, 3,680 bodies, on a 2-core machine.
+constexpr double kReferenceNsPerBodyStep1 = 3400.0;  // 1 thread
+constexpr double kReferenceMsPerStep2 = 6.2;         // 2 threads
+constexpr double kReferenceBodies = 3680.0;
+constexpr double kReferenceNsPerBodyStep2 = kReferenceMsPerStep2 * 1e6 / kReferenceBodies;  // ~1685 ns
+
+double referenceNs(int threads) { return threads >= 2 ? kReferenceNsPerBodyStep2 : kReferenceNsPerBodyStep1; }
+
+std::string hex(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+nlohmann::json pileJson(const PileBenchResult& r) {
+  return {{"threads", r.threads},
+          {"ragdolls", r.ragdolls},
+          {"bodies", r.bodies},
+          {"joints", r.joints},
+          {"steps", r.steps},
+          {"steps_per_second", r.stepsPerSecond},
+          {"ms_per_step", r.msPerStep},
+          {"worst_step_ms", r.worstStepMs},
+          {"cpu_ms_per_step", r.cpuMsPerStep},
+          {"ns_per_body_step", r.nsPerBodyStep},
+          {"reference_ns_per_body_step", referenceNs(r.threads)},
+          {"ratio_to_reference", r.nsPerBodyStep / referenceNs(r.threads)},
+          {"active_bodies_end", r.activeBodiesEnd},
+          {"sleeping_bodies_end", r.sleepingBodiesEnd},
+          {"frozen_bodies_end", r.frozenBodiesEnd},
+          {"contact_points_end", r.contactPointsEnd},
+          {"spaces_end", r.spacesEnd},
+          {"all_asleep_s", r.allAsleepTime},
+          {"peak_rss_kb", r.peakRssKb},
+          {"hash", hex(r.hash)}};
+}
+
+nlohmann::json massJson(const MassDeathOptions& o, const MassDeathResult& r) {
+  return {{"characters", r.characters},
+          {"threads", r.threads},
+          {"freezing", o.freezing},
+          {"lod", o.lod},
+          {"reduced_characters", r.reducedCharacters},
+          {"frames", r.frames},
+          {"worst_frame_ms", r.worstFrameMs},
+          {"p95_frame_ms", r.p95FrameMs},
+          {"mean_frame_ms", r.meanFrameMs},
+          {"frames_over_16_6_ms", r.framesOver16ms},
+          {"mean_commit_us", r.meanCommitUs},
+          {"worst_commit_us", r.worstCommitUs},
+          {"active_bodies_end", r.activeBodiesEnd},
+          {"sleeping_bodies_end", r.sleepingBodiesEnd},
+          {"frozen_bodies_end", r.frozenBodiesEnd},
+          {"pool_misses", r.poolMisses},
+          {"hash", hex(r.hash)}};
+}
+
+void printPile(const PileBenchResult& r) {
+  std::printf(
+      "%d thread%s: %7.1f steps/s  %7.2f ms/step (worst %.2f, cpu %.2f)  %6.0f ns/body-step  %.2fx reference "
+      "(%.0f ns)\n"
+      "           end: %d active, %d sleeping, %d frozen bodies, %d contact points, %d spaces, all asleep at "
+      "%.2f s\n"
+      "           peak memory %.1f MiB, hash %s\n",
+      r.threads, r.threads == 1 ? " " : "s", r.stepsPerSecond, r.msPerStep, r.worstStepMs, r.cpuMsPerStep,
+      r.nsPerBodyStep, r.nsPerBodyStep / referenceNs(r.threads), referenceNs(r.threads), r.activeBodiesEnd,
+      r.sleepingBodiesEnd, r.frozenBodiesEnd, r.contactPointsEnd, r.spacesEnd, r.allAsleepTime,
+      r.peakRssKb / 1024.0, hex(r.hash).c_str());
+}
+
+}  // namespace
+
+void addBenchCommands(CLI::App& app, int& exitCode) {
+  struct Args {
+    int threads = 0;
+    int steps = 500;
+    int piles = 16;
+    int perPile = 10;
+    bool json = false;
+    bool noSleep = false;
+    bool freeze = false;
+    bool massDeath = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* bench = app.add_subcommand("bench", "performance benchmarks (docs/BENCHMARKS.md)");
+  bench->require_subcommand(1);
+  CLI::App* crowd =
+      bench->add_subcommand("crowd", "Jolt's PerformanceTest Ragdoll scene with handoff's ragdolls");
+  crowd->add_option("--threads", args->threads, "thread count (default: 1 and 2)")->check(CLI::Range(1, 64));
+  crowd->add_option("--steps", args->steps, "steps of 1/60 s")->check(CLI::Range(1, 100000));
+  crowd->add_option("--piles", args->piles, "piles (on a square grid 4 m apart)")->check(CLI::Range(1, 1024));
+  crowd->add_option("--per-pile", args->perPile, "ragdolls per pile")->check(CLI::Range(1, 100));
+  crowd->add_flag("--json", args->json, "print one JSON object");
+  crowd->add_flag("--no-sleep", args->noSleep, "Bullet's own deactivation only (no handoff-side sleeping)");
+  crowd->add_flag("--freeze", args->freeze, "freeze sleeping ragdolls");
+  crowd->add_flag("--mass-death", args->massDeath,
+                  "also run the mass death (200 characters), freezing and LOD on and off");
+  crowd->callback([args, &exitCode] {
+    Result<CrowdCharacter> character = loadCrowdCharacter(dataDir());
+    if (!character) {
+      std::cerr << "error: " << character.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    std::vector<int> threadCounts =
+        args->threads > 0 ? std::vector<int>{args->threads} : std::vector<int>{1, 2};
+    std::vector<PileBenchResult> runs;
+    if (!args->json) {
+      std::printf("Ragdoll piles: %d x %d ragdolls of %zu bodies (%d bodies), %d steps of 1/60 s%s%s\n",
+                  args->piles, args->perPile, character->asset->bodies.size(),
+                  args->piles * args->perPile * static_cast<int>(character->asset->bodies.size()),
+                  args->steps, args->noSleep ? ", Bullet deactivation only" : "",
+                  args->freeze ? ", freezing" : "");
+    }
+    for (int t : threadCounts) {
+      PileBenchOptions o;
+      o.piles = args->piles;
+      o.perPile = args->perPile;
+      o.steps = args->steps;
+      o.threads = t;
+      o.handoffSleeping = !args->noSleep;
+      o.freezing = args->freeze;
+      Result<PileBenchResult> r = runPileBenchmark(*character, o);
+      if (!r) {
+        std::cerr << "error: " << r.error() << "\n";
+        exitCode = 1;
+        return;
+      }
+      if (!args->json) printPile(*r);
+      runs.push_back(*r);
+    }
+    const bool identical = std::all_of(runs.begin(), runs.end(),
+                                       [&](const PileBenchResult& r) { return r.hash == runs[0].hash; });
+    if (!args->json && runs.size() > 1) {
+      std::printf("state hash %s across thread counts\n", identical ? "identical" : "DIFFERS");
+    }
+    nlohmann::json mass = nlohmann::json::array();
+    if (args->massDeath) {
+      for (bool on : {true, false}) {
+        MassDeathOptions o;
+        o.threads = threadCounts.back();
+        o.freezing = on;
+        o.lod = on;
+        Result<MassDeathResult> r = runMassDeathBenchmark(*character, o);
+        if (!r) {
+          std::cerr << "error: " << r.error() << "\n";
+          exitCode = 1;
+          return;
+        }
+        mass.push_back(massJson(o, *r));
+        if (!args->json) {
+          std::printf(
+              "mass death, %d characters within %.1f s, %d thread%s, freezing and LOD %s (%d reduced):\n"
+              "           frame worst %.2f ms, p95 %.2f ms, mean %.2f ms, %d frames over 16.6 ms; commit "
+              "mean %.1f us, "
+              "worst %.1f us\n"
+              "           end: %d active, %d sleeping, %d frozen bodies, %d pool misses\n",
+              r->characters, o.deathWindow, o.threads, o.threads == 1 ? "" : "s", on ? "on" : "off",
+              r->reducedCharacters, r->worstFrameMs, r->p95FrameMs, r->meanFrameMs, r->framesOver16ms,
+              r->meanCommitUs, r->worstCommitUs, r->activeBodiesEnd, r->sleepingBodiesEnd, r->frozenBodiesEnd,
+              r->poolMisses);
+        }
+      }
+    }
+    if (args->json) {
+      nlohmann::json out = pileJson(runs.back());
+      out["scene"] = "jolt_performance_test_ragdoll";
+      out["handoff_sleeping"] = !args->noSleep;
+      out["freezing"] = args->freeze;
+      nlohmann::json all = nlohmann::json::array();
+      for (const PileBenchResult& r : runs) all.push_back(pileJson(r));
+      out["runs"] = all;
+      out["hash_identical_across_threads"] = identical;
+      if (args->massDeath) out["mass_death"] = mass;
+      std::cout << out.dump(2) << "\n";
+    }
+    if (!identical) exitCode = 1;
+  });
+}
+
+}  // namespace handoff::cli

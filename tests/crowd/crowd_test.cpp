@@ -1,0 +1,287 @@
+// The crowd module on the default character: thread pool, determinism across thread counts,
+// merging and splitting spaces, handoff-side sleeping of a jittering pile, freeze/thaw, physics
+// LOD mapping and pooled creation. Scenes are small (a few ragdolls, a few hundred steps).
+#include "handoff/crowd.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <vector>
+
+namespace handoff {
+namespace {
+
+constexpr double kDt = 1.0 / 60.0;
+
+const CrowdCharacter& character() {
+  static const CrowdCharacter c = [] {
+    Result<CrowdCharacter> r = loadCrowdCharacter(HANDOFF_DATA_DIR);
+    if (!r) {
+      ADD_FAILURE() << r.error();
+      return CrowdCharacter{};
+    }
+    return std::move(r).value();
+  }();
+  return c;
+}
+
+StaticScene floorAt0() {
+  StaticScene s;
+  s.planes.push_back({Vec3{0, 1, 0}, 0.0, 1.0});
+  return s;
+}
+
+/// The dead pose with its pelvis at `at`, turned by `yaw` about the vertical.
+std::vector<Transform> deadPose(const Vec3& at, double yaw = 0.0) {
+  const RagdollAsset& a = *character().asset;
+  std::vector<Transform> pose(a.bodies.size());
+  bodyPosesFromModels(a, character().deadModels, Transform{}, pose);
+  const Vec3 pelvis = pose[static_cast<size_t>(a.bodyForSlot(Slot::Pelvis))].translation;
+  const Transform place =
+      Transform{glm::angleAxis(yaw, Vec3{0, 1, 0}), at} * Transform::fromTranslation(-pelvis);
+  for (Transform& t : pose) t = place * t;
+  return pose;
+}
+
+std::unique_ptr<Crowd> makeCrowd(CrowdSettings settings = {}) {
+  Result<std::unique_ptr<Crowd>> r =
+      Crowd::create(character().asset, character().skeleton, floorAt0(), settings);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
+  return r.ok() ? std::move(r).value() : nullptr;
+}
+
+int addAt(Crowd& crowd, const Vec3& at, double yaw = 0.0, const Vec3& velocity = Vec3{0.0}) {
+  const std::vector<Transform> pose = deadPose(at, yaw);
+  const std::vector<Vec3> v(pose.size(), velocity), w(pose.size(), Vec3{0.0});
+  Result<int> r = crowd.add(pose, v, w);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
+  return r.ok() ? *r : -1;
+}
+
+double maxDistance(std::span<const Transform> a, std::span<const Transform> b) {
+  double d = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, glm::length(a[i].translation - b[i].translation));
+  }
+  return d;
+}
+
+TEST(ThreadPool, RunsEveryIndexOnce) {
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.threadCount(), 3);
+  std::vector<std::atomic<int>> hits(1000);
+  struct Ctx {
+    std::vector<std::atomic<int>>* hits;
+  } ctx{&hits};
+  for (int round = 0; round < 20; ++round) {
+    pool.parallelFor(
+        1000, [](void* c, int i) { (*static_cast<Ctx*>(c)->hits)[static_cast<size_t>(i)].fetch_add(1); },
+        &ctx);
+  }
+  for (size_t i = 0; i < hits.size(); ++i) ASSERT_EQ(hits[i].load(), 20) << "index " << i;
+}
+
+// Two small piles (3 ragdolls each) for 150 steps: bit-identical at 1 and 2 threads, and the
+// ragdolls did fall onto the floor (the scene is not trivially static).
+TEST(Crowd, ResultIndependentOfThreadCount) {
+  PileBenchOptions o;
+  o.piles = 2;
+  o.perPile = 3;
+  o.steps = 150;
+  o.threads = 1;
+  Result<PileBenchResult> one = runPileBenchmark(character(), o);
+  o.threads = 2;
+  Result<PileBenchResult> two = runPileBenchmark(character(), o);
+  ASSERT_TRUE(one.ok() && two.ok());
+  std::printf("hash 1 thread %016llx, 2 threads %016llx, spaces %d, contacts %d\n",
+              static_cast<unsigned long long>(one->hash), static_cast<unsigned long long>(two->hash),
+              one->spacesEnd, one->contactPointsEnd);
+  EXPECT_EQ(one->hash, two->hash);
+  EXPECT_EQ(one->spacesEnd, 2);  // one space per pile (4 m apart)
+  EXPECT_GT(one->contactPointsEnd, 0);
+}
+
+// A ragdoll dropped onto another far from a third: the two meet and share a space, the third
+// keeps its own; a ragdoll thrown away from its neighbour is split into a space of its own.
+TEST(Crowd, MergesWhenBoundsMeetAndSplitsWhenApart) {
+  auto crowd = makeCrowd();
+  ASSERT_TRUE(crowd);
+  ThreadPool pool(2);
+  const int a = addAt(*crowd, Vec3{0, 0.3, 0});
+  const int far = addAt(*crowd, Vec3{10, 0.3, 0});
+  const int b = addAt(*crowd, Vec3{0, 3.0, 0}, 1.0);
+  EXPECT_NE(crowd->spaceOf(a), crowd->spaceOf(b)) << "3 m apart at the start";
+  int mergedAt = -1;
+  for (int s = 0; s < 90 && mergedAt < 0; ++s) {
+    crowd->step(kDt, pool);
+    if (crowd->spaceOf(a) == crowd->spaceOf(b)) mergedAt = s;
+  }
+  std::printf("merged after %d steps\n", mergedAt);
+  ASSERT_GE(mergedAt, 0);
+  // Free fall from 3 m: the bounds (+0.3 m margin) meet after roughly 0.5 s, not at once.
+  EXPECT_GT(mergedAt, 10);
+  EXPECT_NE(crowd->spaceOf(far), crowd->spaceOf(a));
+
+  // Split: two ragdolls side by side 1 m apart (one space), one thrown sideways at 6 m/s.
+  auto crowd2 = makeCrowd();
+  const int c = addAt(*crowd2, Vec3{0, 0.3, 0});
+  const int d = addAt(*crowd2, Vec3{0, 0.3, 1.0}, 0.0, Vec3{0, 2, 6});
+  EXPECT_EQ(crowd2->spaceOf(c), crowd2->spaceOf(d));
+  int splits = 0;
+  for (int s = 0; s < 60; ++s) {
+    crowd2->step(kDt, pool);
+    splits += crowd2->stats().splits;
+  }
+  std::vector<Transform> pc(crowd2->asset().bodies.size()), pd(pc.size());
+  crowd2->readBodyPoses(c, pc);
+  crowd2->readBodyPoses(d, pd);
+  std::printf("split %d times; pelvis gap %.2f m\n", splits,
+              glm::length(pc[0].translation - pd[0].translation));
+  EXPECT_NE(crowd2->spaceOf(c), crowd2->spaceOf(d));
+  EXPECT_GE(splits, 1);
+}
+
+// A pile of 4 jittering ragdolls: with handoff-side sleeping every body is asleep well within
+// 10 s of simulated time. Bullet's own deactivation alone is printed for comparison.
+TEST(Crowd, PileFallsAsleepWithin10Seconds) {
+  PileBenchOptions o;
+  o.piles = 1;
+  o.perPile = 4;
+  o.steps = 600;  // 10 s
+  Result<PileBenchResult> r = runPileBenchmark(character(), o);
+  ASSERT_TRUE(r.ok());
+  o.handoffSleeping = false;
+  Result<PileBenchResult> bullet = runPileBenchmark(character(), o);
+  ASSERT_TRUE(bullet.ok());
+  std::printf(
+      "handoff sleeping: all asleep at %.2f s, active at the end %d of %d; Bullet alone: %.2f s, active %d\n",
+      r->allAsleepTime, r->activeBodiesEnd, r->bodies, bullet->allAsleepTime, bullet->activeBodiesEnd);
+  EXPECT_EQ(r->activeBodiesEnd, 0);
+  EXPECT_EQ(r->sleepingBodiesEnd, r->bodies);
+  ASSERT_GE(r->allAsleepTime, 0.0);
+  EXPECT_LE(r->allAsleepTime, 10.0);
+}
+
+// Freeze: a settled ragdoll is frozen automatically; frozen, it is in no simulation (no body,
+// no body-step, its space not stepped); a second ragdoll dropped onto it thaws it into the pose
+// it froze in (within 0.1 mm) and then pushes it.
+TEST(Crowd, FreezeCostsNothingAndThawsWhereItFroze) {
+  CrowdSettings settings;
+  settings.freezing = true;
+  auto crowd = makeCrowd(settings);
+  ASSERT_TRUE(crowd);
+  ThreadPool pool(1);
+  const int lying = addAt(*crowd, Vec3{0, 0.3, 0});
+  const size_t nb = crowd->asset().bodies.size();
+  int frozenAt = -1;
+  for (int s = 0; s < 300 && frozenAt < 0; ++s) {
+    crowd->step(kDt, pool);
+    if (crowd->state(lying) == CrowdCharacterState::Frozen) frozenAt = s;
+  }
+  ASSERT_GE(frozenAt, 0) << "never froze in 5 s";
+  std::vector<Transform> frozen(nb), now(nb);
+  crowd->readBodyPoses(lying, frozen);
+  for (int s = 0; s < 30; ++s) crowd->step(kDt, pool);
+  const CrowdStats st = crowd->stats();
+  std::printf("frozen after %.2f s: simulated %d, frozen %d, body-steps %d, spaces %d\n",
+              (frozenAt + 1) * kDt, st.simulatedBodies, st.frozenBodies, st.bodySteps, st.spaces);
+  EXPECT_EQ(st.simulatedBodies, 0);
+  EXPECT_EQ(st.frozenBodies, static_cast<int>(nb));
+  EXPECT_EQ(st.bodySteps, 0);
+  EXPECT_EQ(st.spaces, 0);
+  crowd->readBodyPoses(lying, now);
+  EXPECT_EQ(maxDistance(frozen, now), 0.0);
+
+  const int falling = addAt(*crowd, Vec3{0.1, 2.5, 0}, 0.7);
+  int thawedAt = -1;
+  for (int s = 0; s < 120 && thawedAt < 0; ++s) {
+    crowd->step(kDt, pool);
+    if (crowd->state(lying) != CrowdCharacterState::Frozen) {
+      thawedAt = s;
+      crowd->readBodyPoses(lying, now);
+    }
+  }
+  ASSERT_GE(thawedAt, 0) << "the falling ragdoll did not thaw it";
+  const double thawError = maxDistance(frozen, now);
+  std::printf("thawed after %d steps, pose error %.3g m\n", thawedAt + 1, thawError);
+  EXPECT_LT(thawError, 1e-4);
+  EXPECT_EQ(crowd->spaceOf(lying), crowd->spaceOf(falling));
+  double moved = 0.0;
+  for (int s = 0; s < 60; ++s) {
+    crowd->step(kDt, pool);
+    crowd->readBodyPoses(lying, now);
+    moved = std::max(moved, maxDistance(frozen, now));
+  }
+  std::printf("hit moved the thawed ragdoll by up to %.3f m\n", moved);
+  EXPECT_GT(moved, 0.002) << "the thawed ragdoll must take the hit";
+}
+
+// Physics LOD: 7 bodies instead of the full count, the same total mass, the full pose recovered
+// exactly at the start and, after a fall, kept bodies equal the reduced ones and every full
+// joint's anchors stay together as well as the reduced joints hold theirs.
+TEST(Crowd, ReducedRagdollMapsBackOntoTheFullSkeleton) {
+  auto crowd = makeCrowd();
+  ASSERT_TRUE(crowd);
+  const ReducedRagdoll& red = crowd->reducedRagdoll();
+  const RagdollAsset& full = crowd->asset();
+  double fullMass = 0.0, reducedMass = 0.0;
+  for (const BodyDef& b : full.bodies) fullMass += b.mass;
+  for (const BodyDef& b : red.asset.bodies) reducedMass += b.mass;
+  std::printf("full %zu bodies, reduced %zu bodies, mass %.3f vs %.3f kg\n", full.bodies.size(),
+              red.asset.bodies.size(), fullMass, reducedMass);
+  EXPECT_EQ(red.asset.bodies.size(), 7u);
+  EXPECT_EQ(red.asset.joints.size(), 6u);
+  EXPECT_NEAR(reducedMass, fullMass, 1e-9);
+
+  const std::vector<Transform> start = deadPose(Vec3{0, 1.0, 0}, 0.4);
+  const std::vector<Vec3> zero(start.size(), Vec3{0.0});
+  Result<int> c = crowd->add(start, zero, zero, /*reduced=*/true);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(crowd->simulatedBodyCount(*c), 7);
+  std::vector<Transform> mapped(full.bodies.size());
+  crowd->readBodyPoses(*c, mapped);
+  EXPECT_LT(maxDistance(start, mapped), 1e-12);
+
+  ThreadPool pool(1);
+  for (int s = 0; s < 60; ++s) crowd->step(kDt, pool);
+  crowd->readBodyPoses(*c, mapped);
+  EXPECT_GT(maxDistance(start, mapped), 0.2) << "it fell";
+  // Anchor gaps of every full joint under the mapping.
+  double worst = 0.0;
+  for (const JointDef& j : full.joints) {
+    const Vec3 a = mapped[static_cast<size_t>(j.parentBody)].transformPoint(j.bodyAFromJoint.translation);
+    const Vec3 b = mapped[static_cast<size_t>(j.childBody)].transformPoint(j.bodyBFromJoint.translation);
+    worst = std::max(worst, glm::length(a - b));
+  }
+  std::printf("worst full-joint anchor gap after a 1 m fall: %.4f m\n", worst);
+  // Joints inside one carrier are rigid (gap 0 up to rounding); joints between carriers are the
+  // reduced joints, which the Bullet adapter holds within a few mm (physics_bullet.h).
+  EXPECT_LT(worst, 0.01);
+}
+
+// Pooled creation: after reserve(), adding ragdolls takes no body from the heap.
+TEST(Crowd, AddTakesBodiesFromThePool) {
+  auto crowd = makeCrowd();
+  ASSERT_TRUE(crowd);
+  crowd->reserve(3, 1, 1);
+  addAt(*crowd, Vec3{0, 0.5, 0});
+  addAt(*crowd, Vec3{5, 0.5, 0});
+  const std::vector<Transform> pose = deadPose(Vec3{10, 0.5, 0});
+  const std::vector<Vec3> zero(pose.size(), Vec3{0.0});
+  ASSERT_TRUE(crowd->add(pose, zero, zero, true).ok());
+  ThreadPool pool(1);
+  crowd->step(kDt, pool);
+  EXPECT_EQ(crowd->stats().poolMisses, 0);
+  EXPECT_EQ(crowd->stats().spaces, 3);
+  // A fourth character finds no pooled ragdoll: counted as a miss, still simulated.
+  addAt(*crowd, Vec3{15, 0.5, 0});
+  crowd->step(kDt, pool);
+  EXPECT_EQ(crowd->stats().poolMisses, static_cast<int>(crowd->asset().bodies.size()));
+  EXPECT_EQ(crowd->stats().simulatedBodies, 3 * static_cast<int>(crowd->asset().bodies.size()) + 7);
+}
+
+}  // namespace
+}  // namespace handoff
