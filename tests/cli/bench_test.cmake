@@ -1,0 +1,22 @@
+# handoff bench crowd on a tiny scene (1 pile of 2 ragdolls, 20 steps, 1 and 2 threads): the JSON
+# has the documented fields with the scene's figures and the hash is the same at both thread counts.
+execute_process(COMMAND ${HANDOFF} --data ${DATA} bench crowd --steps 20 --piles 1 --per-pile 2 --json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "bench crowd failed (${rc}): ${err}\n${out}")
+endif()
+foreach(key bodies steps_per_second ms_per_step ns_per_body_step active_bodies_end hash)
+  string(JSON value ERROR_VARIABLE missing GET "${out}" ${key})
+  if(missing)
+    message(FATAL_ERROR "bench crowd --json lacks ${key}: ${out}")
+  endif()
+endforeach()
+string(JSON bodies GET "${out}" bodies)
+string(JSON runs LENGTH "${out}" runs)
+string(JSON identical GET "${out}" hash_identical_across_threads)
+string(JSON h1 GET "${out}" runs 0 hash)
+string(JSON h2 GET "${out}" runs 1 hash)
+if(NOT bodies EQUAL 26 OR NOT runs EQUAL 2 OR NOT identical OR NOT h1 STREQUAL h2)
+  message(FATAL_ERROR "unexpected bench output: bodies ${bodies} runs ${runs} hashes ${h1} ${h2}\n${out}")
+endif()
+message("bench crowd ok: ${bodies} bodies, hash ${h1} at 1 and 2 threads")
