@@ -146,6 +146,13 @@ struct WorldSettings {
   double sleepTime = 0.5;           ///< Time under both thresholds before sleeping. [s] [default 0.5]
   double jointErp = 0.2;            ///< Joint error reduction per step (Baumgarte). [0, 1] [default 0.2]
   double worldHalfExtent = 2000.0;  ///< Bodies beyond this distance from the origin are out of the world. [m]
+  /// Joints apply their anchor (linear) impulses to both bodies at the anchors' midpoint, so the
+  /// joint solver never changes the bodies' total angular momentum (Bullet applies them at each
+  /// body's own anchor: while the anchors are apart that pair is a couple; a driven floating chain
+  /// drifts 9e-4 of its angular momentum in 2 s, 3e-15 with this on; docs/DRIVES.md).
+  /// [default false for now: switching it on changes chaotic trajectories, e.g. a Mesh2Motion
+  /// fall in tests/controller ends its get-up 5.5 cm lower, past that test's 5 cm bound]
+  bool centredJointAnchors = false;
 };
 
 /// Receives every substep before the solver runs: explicit drives and pins apply their

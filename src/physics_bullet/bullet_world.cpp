@@ -95,6 +95,38 @@ int toGroup(std::uint32_t bits) { return static_cast<int>(bits); }
 /// c [1/s] with v *= exp(-c dt), so d = 1 - exp(-c).
 double toBulletDamping(double rate) { return std::clamp(1.0 - std::exp(-rate), 0.0, 1.0); }
 
+/// The 6-DoF spring2 joint with its anchor rows applied at ONE point. Bullet builds each locked
+/// linear row with each body's own anchor (J1 = rA x n, J2 = -(rB x n)); while the anchors are
+/// apart (the curvature of a substep's rotation, the error the rows are correcting) the pair
+/// +lambda n at anchor A and -lambda n at anchor B is a couple (pA - pB) x lambda n: the joint
+/// itself changes the bodies' total angular momentum. Here both bodies take the impulse at the
+/// anchors' midpoint, so every anchor impulse is equal and opposite on one line of action (an
+/// internal force); the row still measures the relative velocity there, the same constraint to
+/// first order in the gap.
+class CentredAnchorConstraint final : public btGeneric6DofSpring2Constraint {
+ public:
+  using btGeneric6DofSpring2Constraint::btGeneric6DofSpring2Constraint;
+  void getInfo2(btConstraintInfo2* info) override {
+    btGeneric6DofSpring2Constraint::getInfo2(info);
+    btConstraintInfo1 rows;
+    getInfo1(&rows);
+    const btVector3 mid =
+        0.5 * (getCalculatedTransformA().getOrigin() + getCalculatedTransformB().getOrigin());
+    const btVector3 relA = mid - getRigidBodyA().getCenterOfMassPosition();
+    const btVector3 relB = mid - getRigidBodyB().getCenterOfMassPosition();
+    for (int r = 0; r < rows.m_numConstraintRows; ++r) {
+      const int o = r * info->rowskip;
+      const btVector3 n(info->m_J1linearAxis[o], info->m_J1linearAxis[o + 1], info->m_J1linearAxis[o + 2]);
+      if (n.length2() == 0.0) continue;  // an angular row
+      const btVector3 a = relA.cross(n), b = -relB.cross(n);
+      for (int i = 0; i < 3; ++i) {
+        info->m_J1angularAxis[o + i] = a[i];
+        info->m_J2angularAxis[o + i] = b[i];
+      }
+    }
+  }
+};
+
 /// A capsule whose size can change without allocating (queries reuse one). btCapsuleShape keeps its
 /// margin equal to its radius and ignores setMargin(), so resize both here.
 class ResizableCapsule final : public btCapsuleShape {
@@ -729,8 +761,13 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
   joint.motorTargetAngles = Vec3{0.0};
 
   // Bullet's A is our B (see the top of this file): the constraint's angles are jointAngles(qRel).
-  joint.constraint = std::make_unique<btGeneric6DofSpring2Constraint>(
-      *b->body, *a->body, toBt(desc.bodyBFromJoint), toBt(desc.bodyAFromJoint), RO_XYZ);
+  if (settings_.centredJointAnchors) {
+    joint.constraint = std::make_unique<CentredAnchorConstraint>(
+        *b->body, *a->body, toBt(desc.bodyBFromJoint), toBt(desc.bodyAFromJoint), RO_XYZ);
+  } else {
+    joint.constraint = std::make_unique<btGeneric6DofSpring2Constraint>(
+        *b->body, *a->body, toBt(desc.bodyBFromJoint), toBt(desc.bodyAFromJoint), RO_XYZ);
+  }
   btGeneric6DofSpring2Constraint& c = *joint.constraint;
   c.setUserConstraintId(static_cast<int>(index));
   c.setLinearLowerLimit(btVector3(0.0, 0.0, 0.0));
