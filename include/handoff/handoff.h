@@ -54,6 +54,21 @@ struct HandoffSettings {
   /// Rendering blends from animation to physics over this time after the commit. [s] [>= 0]
   /// [default 0.15]
   double displayBlendTime = 0.15;
+  /// Make the inherited velocities consistent with the joints before the commit (see
+  /// VelocityProjector): anchors move together, locked axes do not turn. The correction
+  /// conserves the character's linear and angular momentum and is recorded per body
+  /// (kClampJointConsistency). Off: the solver makes the same correction in the first steps, as
+  /// an unrecorded velocity jump. [default true]
+  bool jointConsistency = true;
+  /// Strip the approach velocity of body points that would reach static geometry (the floor)
+  /// within `stepTime` of the commit: the contact would stop them in the first step anyway.
+  /// Recorded per body (kClampStaticContact). [default true]
+  bool staticContacts = true;
+  /// Collision layers that count as static geometry for `staticContacts`. [default kStatic]
+  std::uint32_t staticContactMask = layers::kStatic;
+  /// The physics step that follows the commit: look-ahead of limits and contacts. [s] [> 0]
+  /// [default 1/60]
+  double stepTime = 1.0 / 60.0;
 };
 
 /// Why an inherited velocity was changed. Bit flags.
@@ -63,6 +78,12 @@ enum ClampReason : std::uint8_t {
   kClampLinearLimit = 1 << 1,   ///< |v| exceeded maxLinearSpeed.
   kClampAngularLimit = 1 << 2,  ///< |omega| exceeded maxAngularSpeed.
   kClampNoHistory = 1 << 3,     ///< Fewer than two samples with a positive time step: zero.
+  /// The joint-consistency step changed the velocity: the animation moved this body in a way its
+  /// joints do not allow (a turn about a locked hinge axis, anchors moving apart).
+  kClampJointConsistency = 1 << 4,
+  /// A point of the body would have reached static geometry within the first step: its
+  /// approach velocity was stripped (the body is in contact at the commit).
+  kClampStaticContact = 1 << 5,
 };
 std::string clampReasonText(std::uint8_t reasons);
 
@@ -73,8 +94,21 @@ struct BodyHandoff {
   Transform poseAfter;           ///< Engine worldFromBody right after the commit.
   Vec3 rawLinearVelocity{0.0};   ///< Newest samples' finite difference (for a teleport: the jump). [m/s]
   Vec3 rawAngularVelocity{0.0};  ///< [rad/s]
-  Vec3 linearVelocity{0.0};      ///< Inherited, after clamps: what the engine was given. [m/s]
-  Vec3 angularVelocity{0.0};     ///< [rad/s]
+  /// The finite difference inherited (of the pair before a teleport, carried through the root's
+  /// turn), after the speed clamps and before the consistency steps. [m/s]
+  Vec3 finiteDifferenceLinearVelocity{0.0};
+  Vec3 finiteDifferenceAngularVelocity{0.0};  ///< [rad/s]
+  /// Change made by the joint-consistency step (internal impulses: summed over the bodies they
+  /// conserve linear and angular momentum). [m/s] [rad/s]
+  Vec3 jointLinearCorrection{0.0};
+  Vec3 jointAngularCorrection{0.0};
+  /// Change made by static contacts at the commit (the floor's impulse on this body). [m/s] [rad/s]
+  Vec3 contactLinearCorrection{0.0};
+  Vec3 contactAngularCorrection{0.0};
+  /// Inherited, what the engine was given: finiteDifference + jointCorrection +
+  /// contactCorrection. [m/s]
+  Vec3 linearVelocity{0.0};
+  Vec3 angularVelocity{0.0};  ///< [rad/s]
   std::uint8_t clamps = kClampNone;
   bool teleport = false;  ///< The body's samples span a teleport.
   bool snapped = false;   ///< The engine pose differed from the animated pose and was snapped.
@@ -115,6 +149,11 @@ struct HandoffRecord {
   /// Non-adjacent body pairs touching in the committed pose, their collision suspended until
   /// they separate (Ragdoll::updateLimits).
   int suspendedPairs = 0;
+  /// Static contact points that took part in the commit's velocity step (they bind: the body
+  /// would reach the surface within the first step).
+  int staticContacts = 0;
+  /// Largest constraint velocity left after the consistency step (0 up to rounding). [m/s]
+  double consistencyResidual = 0.0;
 };
 
 /// The last three animated body poses with positive time steps (SPEC.md section 3), fixed
@@ -166,6 +205,79 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
                                       std::span<Vec3> rawLinear, std::span<Vec3> rawAngular,
                                       std::span<Vec3> linear, std::span<Vec3> angular,
                                       std::span<std::uint8_t> clamps);
+
+/// The velocity-consistency step of the commit (docs/ARCHITECTURE.md), pure. The inherited
+/// velocities come from an animation that need not respect the ragdoll's joints: mocap elbows
+/// and knees turn about axes the asset's hinges lock, and finite differences over a sample step
+/// move a child's anchor a little differently from its parent's. Left alone, the solver removes
+/// that motion in the first steps as a velocity jump. The projector removes it before the commit
+/// instead, with the smallest change in the kinetic-energy metric: one impulse per joint row
+/// (anchor x, y, z and each locked angular axis), equal and opposite on the two bodies, so the
+/// character's total linear and angular momentum are unchanged. Static contacts that would bind
+/// in the first step (a foot moving into the floor) add one push-only impulse row each.
+struct ConsistencyBody {
+  double inverseMass = 0.0;        ///< [1/kg]
+  glm::dmat3 inverseInertia{0.0};  ///< World frame. [1/(kg m^2)]
+  Vec3 centre{0.0};                ///< World centre of mass. [m]
+};
+struct ConsistencyJoint {
+  int parent = -1;   ///< Body A.
+  int child = -1;    ///< Body B.
+  Vec3 anchor{0.0};  ///< World point both bodies share. [m]
+  /// World unit directions along which the relative angular velocity must vanish (the engine's
+  /// rows of the locked axes).
+  Vec3 lockedAxes[3] = {Vec3{0.0}, Vec3{0.0}, Vec3{0.0}};
+  int lockedCount = 0;
+};
+struct ConsistencyContact {
+  int body = -1;
+  Vec3 point{0.0};        ///< World point of the body nearest the surface. [m]
+  Vec3 normal{0.0};       ///< Unit, from the surface toward the body.
+  double distance = 0.0;  ///< Gap, negative when penetrating. [m]
+};
+
+/// The engine's constraint rows of a joint's locked axes (see JointDesc): for the joint angles
+/// of handoff::jointAngles they are the dual of the Euler axes (A's X, the axis between, B's
+/// Z). `jointFrameA`/`B` are the joint frames' world rotations. Writes the rows of the axes
+/// whose bit is set in `lockedMask` (bit i = axis i) and returns how many it wrote (a row is
+/// skipped at gimbal lock).
+int lockedAxisRows(const Quat& jointFrameA, const Quat& jointFrameB, std::uint8_t lockedMask, Vec3 out[3]);
+
+class VelocityProjector {
+ public:
+  VelocityProjector() = default;
+  /// Capacity: body count, joint rows (3 per joint plus the locked axes) and contact points.
+  VelocityProjector(int maxBodies, int maxJointRows, int maxContacts);
+  struct Outcome {
+    int contactsUsed = 0;   ///< Contacts that bound (push impulse > 0).
+    double residual = 0.0;  ///< Largest |row velocity| left (active rows). [m/s]
+  };
+  /// Corrects `linear`/`angular` in place. Per body it writes the change due to the joint rows
+  /// (`jointLinear`, `jointAngular`) and to the contact rows (`contactLinear`, `contactAngular`).
+  /// A contact binds when distance + lookAhead * (approach speed) < 0. Never allocates within
+  /// the capacity; rows beyond it are ignored (assert in debug).
+  Outcome project(std::span<const ConsistencyBody> bodies, std::span<const ConsistencyJoint> joints,
+                  std::span<const ConsistencyContact> contacts, double lookAhead, std::span<Vec3> linear,
+                  std::span<Vec3> angular, std::span<Vec3> jointLinear, std::span<Vec3> jointAngular,
+                  std::span<Vec3> contactLinear, std::span<Vec3> contactAngular);
+
+ private:
+  struct Row {
+    int a = -1, b = -1;                                   // bodies (a may be -1 for a contact row)
+    Vec3 linA{0.0}, angA{0.0}, linB{0.0}, angB{0.0};      // Jacobian
+    Vec3 wLinA{0.0}, wAngA{0.0}, wLinB{0.0}, wAngB{0.0};  // inverse(M) * Jacobian^T
+    int contact = -1;                                     // contact index, -1 for a joint row
+  };
+  int solve(int rowCount);  // fills lambda_ for rows_[0, rowCount); returns rows solved
+  std::vector<Row> rows_;
+  std::vector<int> active_;     // indices into rows_ taking part in a solve
+  std::vector<double> matrix_;  // dense J M^-1 J^T, factored in place
+  std::vector<double> lambda_;  // impulses per active row
+  std::vector<double> rhs_;
+  std::vector<std::uint8_t> contactOn_;
+  std::vector<Vec3> baseLinear_, baseAngular_;
+  int maxBodies_ = 0, maxJointRows_ = 0, maxContacts_ = 0;
+};
 
 /// Write-back (SPEC.md section 3): bones with bodies take worldFromBone = worldFromBody *
 /// inverse(boneFromBody); bones without bodies, and bones whose `physicsMask` entry is 0, keep
@@ -271,6 +383,8 @@ class Ragdoll {
  private:
   Ragdoll(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset);
   void setJointsForPose(HandoffRecord& record, std::span<const std::uint8_t> mask);
+  void makeVelocitiesConsistent(const HandoffSettings& settings, HandoffRecord& record,
+                                std::span<const std::uint8_t> mask);
   PhysicsWorld* world_;
   std::shared_ptr<const RagdollAsset> asset_;
   std::vector<BodyId> bodies_;
@@ -287,6 +401,12 @@ class Ragdoll {
   std::vector<Transform> scratchPoses_;
   std::vector<Vec3> rawLinear_, rawAngular_, linear_, angular_;
   std::vector<std::uint8_t> clamps_;
+  // The velocity-consistency step (preallocated).
+  VelocityProjector projector_;
+  std::vector<ConsistencyBody> consistencyBodies_;
+  std::vector<ConsistencyJoint> consistencyJoints_;
+  std::vector<ConsistencyContact> consistencyContacts_;
+  std::vector<Vec3> jointLinear_, jointAngular_, contactLinear_, contactAngular_;
   std::vector<Vec3> lower_, upper_;                    // per joint, what the engine has
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair

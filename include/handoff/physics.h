@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 
 namespace handoff {
 
@@ -155,6 +156,13 @@ struct WorldSettings {
   bool centredJointAnchors = false;
 };
 
+/// A point where a body's shape comes near another body (closestPoints()).
+struct SurfacePoint {
+  Vec3 point{0.0};        ///< On the queried body's surface, world. [m]
+  Vec3 normal{0.0};       ///< Unit, from the other body toward the queried one.
+  double distance = 0.0;  ///< Gap along the normal; negative when penetrating. [m]
+};
+
 /// Receives every substep before the solver runs: explicit drives and pins apply their
 /// impulses here so they act in the same step as contacts and joints (SPEC.md section 5).
 class SubstepListener {
@@ -259,6 +267,15 @@ class PhysicsWorld {
                          Vec3* hitNormal = nullptr) const = 0;
   /// Number of contact points that involve `body` after the last step.
   virtual int contactCount(BodyId body) const = 0;
+  /// Closest points of `body`'s shape, placed at `worldFromBody` (the body itself does not
+  /// move), to enabled bodies whose layer is in `mask` within `maxDistance`: e.g. the floor under
+  /// a limb about to go dynamic. Writes up to out.size() points and returns how many. An engine
+  /// without the query reports none.
+  virtual int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance,
+                            std::uint32_t mask, std::span<SurfacePoint> out) const {
+    (void)body, (void)worldFromBody, (void)maxDistance, (void)mask, (void)out;
+    return 0;
+  }
 };
 
 }  // namespace handoff

@@ -41,6 +41,8 @@ std::string clampReasonText(std::uint8_t reasons) {
   if (reasons & kClampLinearLimit) add("linear limit");
   if (reasons & kClampAngularLimit) add("angular limit");
   if (reasons & kClampNoHistory) add("no history");
+  if (reasons & kClampJointConsistency) add("joint consistency");
+  if (reasons & kClampStaticContact) add("static contact");
   return text;
 }
 
@@ -243,6 +245,13 @@ double displayBlendWeight(double timeSinceCommit, double blendTime) {
 // Ragdoll
 
 namespace {
+/// Static contact points per body the commit's velocity step considers.
+constexpr int kMaxStaticContactsPerBody = 4;
+/// A consistency correction larger than this is recorded as a clamp. [m/s] [rad/s]
+constexpr double kCorrectionReported = 1e-3;
+/// Static surfaces closer than this (plus what a body covers in one step) are looked at. [m]
+constexpr double kStaticContactMargin = 0.005;
+
 // The character capsule stands on the root's ground height under the pelvis (clips whose root
 // joint is the pelvis carry their root motion in it), turned with the root's yaw.
 Transform capsulePose(const RagdollAsset& asset, const Transform& worldFromRoot,
@@ -348,6 +357,19 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   r->linear_.resize(static_cast<size_t>(bodyCount));
   r->angular_.resize(static_cast<size_t>(bodyCount));
   r->clamps_.resize(static_cast<size_t>(bodyCount));
+  int jointRows = 0;
+  for (const JointDef& def : asset->joints) {
+    jointRows += 3;
+    for (int axis = 0; axis < 3; ++axis)
+      jointRows += def.preset.angularLower[axis] == def.preset.angularUpper[axis];
+  }
+  r->projector_ = VelocityProjector(bodyCount, jointRows, kMaxStaticContactsPerBody * bodyCount);
+  r->consistencyBodies_.resize(static_cast<size_t>(bodyCount));
+  r->consistencyJoints_.reserve(asset->joints.size());
+  r->consistencyContacts_.reserve(static_cast<size_t>(kMaxStaticContactsPerBody * bodyCount));
+  for (auto* v : {&r->jointLinear_, &r->jointAngular_, &r->contactLinear_, &r->contactAngular_}) {
+    v->resize(static_cast<size_t>(bodyCount));
+  }
   for (const JointDef& def : asset->joints) {
     r->lower_.push_back(def.preset.angularLower);
     r->upper_.push_back(def.preset.angularUpper);
@@ -457,6 +479,8 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     }
     out.rawLinearVelocity = rawLinear_[i];
     out.rawAngularVelocity = rawAngular_[i];
+    out.finiteDifferenceLinearVelocity = linear_[i];
+    out.finiteDifferenceAngularVelocity = angular_[i];
     out.clamps = clamps_[i];
     out.teleport = (clamps_[i] & kClampTeleport) != 0;
     switch (settings.mode) {
@@ -485,6 +509,16 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     if (!joints_[j].valid()) {
       record.failure = "joint '" + asset_->joints[j].name + "' has no engine joint";
       return record;
+    }
+  }
+  if (settings.mode == HandoffMode::Inherit && (settings.jointConsistency || settings.staticContacts)) {
+    makeVelocitiesConsistent(settings, record, mask);
+    for (const BodyHandoff& out : record.bodies) {
+      if (!isFinite(out.linearVelocity) || !isFinite(out.angularVelocity)) {
+        record.failure =
+            "body '" + out.name + "' cannot be initialised: its consistent velocity is not finite";
+        return record;
+      }
     }
   }
 
@@ -531,6 +565,100 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
   }
   record.committed = true;
   return record;
+}
+
+void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffRecord& record,
+                                       std::span<const std::uint8_t> mask) {
+  // Bodies outside the mask keep their velocities: for the projector they have infinite mass,
+  // so the joints to them correct only the committed side (and momentum is then not conserved:
+  // the fixed bodies act from outside).
+  const auto selected = [&mask](int b) { return mask.empty() || mask[static_cast<size_t>(b)] != 0; };
+  const int n = bodyCount();
+  for (int b = 0; b < n; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    const BodyDef& def = asset_->bodies[i];
+    const Transform& pose = scratchPoses_[i];
+    Vec3 inertia = def.inertia;
+    if (!(inertia.x > 0.0 && inertia.y > 0.0 && inertia.z > 0.0))
+      inertia = shapePrincipalInertia(def.shape, def.mass);
+    const glm::dmat3 rotation = glm::mat3_cast(pose.rotation);
+    const glm::dmat3 inverseLocal(Vec3{1.0 / inertia.x, 0.0, 0.0}, Vec3{0.0, 1.0 / inertia.y, 0.0},
+                                  Vec3{0.0, 0.0, 1.0 / inertia.z});
+    ConsistencyBody& body = consistencyBodies_[i];
+    body.inverseMass = selected(b) ? 1.0 / def.mass : 0.0;
+    body.inverseInertia = selected(b) ? rotation * inverseLocal * glm::transpose(rotation) : glm::dmat3(0.0);
+    body.centre = pose.translation;
+    linear_[i] = record.bodies[i].linearVelocity;
+    angular_[i] = record.bodies[i].angularVelocity;
+  }
+  consistencyJoints_.clear();
+  if (settings.jointConsistency) {
+    for (const JointDef& def : asset_->joints) {
+      if (!selected(def.parentBody) && !selected(def.childBody)) continue;  // keeps its state
+      ConsistencyJoint joint;
+      joint.parent = def.parentBody;
+      joint.child = def.childBody;
+      const Transform& worldFromA = scratchPoses_[static_cast<size_t>(def.parentBody)];
+      const Transform worldFromJointB =
+          scratchPoses_[static_cast<size_t>(def.childBody)] * def.bodyBFromJoint;
+      joint.anchor = worldFromJointB.translation;  // where setJointsForPose anchors it
+      std::uint8_t locked = 0;
+      for (int axis = 0; axis < 3; ++axis) {
+        if (def.preset.angularLower[axis] == def.preset.angularUpper[axis])
+          locked |= static_cast<std::uint8_t>(1u << axis);
+      }
+      joint.lockedCount = lockedAxisRows(worldFromA.rotation * def.bodyAFromJoint.rotation,
+                                         worldFromJointB.rotation, locked, joint.lockedAxes);
+      consistencyJoints_.push_back(joint);
+    }
+  }
+  consistencyContacts_.clear();
+  if (settings.staticContacts) {
+    // Points of each body that could reach static geometry within the look-ahead at its speed.
+    SurfacePoint points[kMaxStaticContactsPerBody];
+    for (int b = 0; b < n; ++b) {
+      if (!selected(b)) continue;
+      const size_t i = static_cast<size_t>(b);
+      const ShapeDesc& shape = asset_->bodies[i].shape;
+      const double extent = std::max({shape.radius + shape.halfHeight, glm::length(shape.halfExtents)});
+      const double reach = kStaticContactMargin +
+                           settings.stepTime * (glm::length(linear_[i]) + glm::length(angular_[i]) * extent);
+      const int found =
+          world_->closestPoints(bodies_[i], scratchPoses_[i], reach, settings.staticContactMask, points);
+      for (int k = 0; k < found; ++k) {
+        ConsistencyContact contact;
+        contact.body = b;
+        contact.point = points[k].point;
+        contact.normal = points[k].normal;
+        contact.distance = points[k].distance;
+        consistencyContacts_.push_back(contact);
+      }
+    }
+  }
+  const VelocityProjector::Outcome outcome =
+      projector_.project(consistencyBodies_, consistencyJoints_, consistencyContacts_, settings.stepTime,
+                         linear_, angular_, jointLinear_, jointAngular_, contactLinear_, contactAngular_);
+  record.staticContacts = outcome.contactsUsed;
+  record.consistencyResidual = outcome.residual;
+  for (int b = 0; b < n; ++b) {
+    if (!selected(b)) continue;
+    const size_t i = static_cast<size_t>(b);
+    BodyHandoff& out = record.bodies[i];
+    out.jointLinearCorrection = jointLinear_[i];
+    out.jointAngularCorrection = jointAngular_[i];
+    out.contactLinearCorrection = contactLinear_[i];
+    out.contactAngularCorrection = contactAngular_[i];
+    out.linearVelocity = linear_[i];
+    out.angularVelocity = angular_[i];
+    if (glm::length(jointLinear_[i]) > kCorrectionReported ||
+        glm::length(jointAngular_[i]) > kCorrectionReported) {
+      out.clamps |= kClampJointConsistency;
+    }
+    if (glm::length(contactLinear_[i]) > kCorrectionReported ||
+        glm::length(contactAngular_[i]) > kCorrectionReported) {
+      out.clamps |= kClampStaticContact;
+    }
+  }
 }
 
 Status Ragdoll::addDenseSample(double time, const Transform& worldFromRoot,

@@ -309,6 +309,8 @@ class BulletWorld final : public PhysicsWorld {
                       std::uint32_t mask) const override;
   double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
   int contactCount(BodyId body) const override;
+  int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
+                    std::span<SurfacePoint> out) const override;
 
  private:
   static void preTickCallback(btDynamicsWorld* world, btScalar timeStep);
@@ -1507,6 +1509,45 @@ int BulletWorld::contactCount(BodyId id) const {
     if (manifold->getBody0() == object || manifold->getBody1() == object) count += manifold->getNumContacts();
   }
   return count;
+}
+
+int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double maxDistance,
+                               std::uint32_t mask, std::span<SurfacePoint> out) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, 0);
+  if (out.empty() || !isFinite(worldFromBody) || !(maxDistance >= 0.0) || !finite(maxDistance)) return 0;
+  // A probe with the body's shape at the asked pose; contactTest reports points up to
+  // m_closestDistanceThreshold apart among the pairs whose bounding boxes overlap (an infinite
+  // plane always does; a box or step must be within the shape's collision margin).
+  btCollisionObject probe;
+  probe.setCollisionShape(slot->body->getCollisionShape());
+  probe.setWorldTransform(toBt(worldFromBody));
+  struct Callback final : btCollisionWorld::ContactResultCallback {
+    const btCollisionObject* self = nullptr;
+    const btCollisionObject* probe = nullptr;
+    std::span<SurfacePoint> out;
+    int count = 0;
+    bool needsCollision(btBroadphaseProxy* proxy) const override {
+      return proxy->m_clientObject != self && btCollisionWorld::ContactResultCallback::needsCollision(proxy);
+    }
+    btScalar addSingleResult(btManifoldPoint& cp, const btCollisionObjectWrapper* w0, int, int,
+                             const btCollisionObjectWrapper*, int, int) override {
+      if (count >= static_cast<int>(out.size())) return 0.0;
+      const bool probeIsA = w0->getCollisionObject() == probe;
+      SurfacePoint& p = out[static_cast<size_t>(count++)];
+      p.point = fromBt(probeIsA ? cp.m_positionWorldOnA : cp.m_positionWorldOnB);
+      p.normal = fromBt(probeIsA ? cp.m_normalWorldOnB : -cp.m_normalWorldOnB);
+      p.distance = cp.getDistance();
+      return 0.0;
+    }
+  } callback;
+  callback.self = slot->body.get();
+  callback.probe = &probe;
+  callback.out = out;
+  callback.m_collisionFilterGroup = -1;  // only the query's mask filters
+  callback.m_collisionFilterMask = toGroup(mask);
+  callback.m_closestDistanceThreshold = maxDistance;
+  world_->contactTest(&probe, callback);
+  return callback.count;
 }
 
 }  // namespace

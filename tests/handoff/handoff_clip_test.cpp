@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "support/clip_scene.h"
 #include "support/test_math.h"
@@ -40,13 +42,69 @@ const Case kCases[] = {
 
 struct Figures {
   double worstPopExcess = -1e9;       // max over bodies of (first-step move - allowed move) [m]
-  double worstVelocityExcess = -1e9;  // max over bodies of (|dv| - allowed) [m/s]
+  double worstVelocityExcess = -1e9;  // max over bodies of (|v1 - v_inherited| - (5 % |v| + |g| dt)) [m/s]
+  double worstDynamicsExcess = -1e9;  // the same against the rigid-body prediction (see below) [m/s]
   double worstSpeedExcess = -1e9;     // 2 s after: max (speed - allowed) [m/s]
   double worstSeparation = 0.0;       // 2 s after: joint anchor separation [m]
   double maxFirstStepMove = 0.0;      // [m]
-  double maxVelocityChange = 0.0;     // |v after first step - v animated| [m/s]
-  int bodiesOnFloor = 0;              // bodies touching the floor after the first step
+  double maxVelocityChange = 0.0;     // |v after first step - v inherited| [m/s]
+  double maxJointCorrection = 0.0;    // |v inherited - finite difference| from the joints [m/s]
+  double maxContactCorrection = 0.0;  // ... from static contacts [m/s]
+  double maxDynamicsChange = 0.0;     // |predicted joint-force change| over the step [m/s]
+  int velocityMisses = 0;             // bodies over the 5 % + |g| dt bound
+  std::string worstBody;
+  int bodiesOnFloor = 0;  // bodies touching the floor after the first step
 };
+
+// What exact rigid-body dynamics does to the inherited velocities in one step, without Bullet:
+// the joints' forces turn each limb's velocity as it swings (centripetal and Coriolis terms,
+// |omega|^2 r), which no solver setting removes. Evaluated as the velocity change that keeps
+// the joints' velocity constraints at the poses one step ahead (x + v dt, exp(omega dt) q): the
+// first-order joint impulse of the step, from the same projector the commit uses.
+std::vector<Vec3> rigidBodyJointChange(const RagdollAsset& asset, const HandoffRecord& record, double dt) {
+  const size_t n = record.bodies.size();
+  std::vector<ConsistencyBody> bodies(n);
+  std::vector<Transform> ahead(n);
+  std::vector<Vec3> v(n), w(n), jl(n), ja(n), cl(n), ca(n);
+  for (size_t b = 0; b < n; ++b) {
+    const BodyHandoff& h = record.bodies[b];
+    v[b] = h.linearVelocity;
+    w[b] = h.angularVelocity;
+    ahead[b] = Transform{glm::normalize(fromRotationVector(w[b] * dt) * h.poseAfter.rotation),
+                         h.poseAfter.translation + v[b] * dt};
+    const BodyDef& def = asset.bodies[b];
+    const glm::dmat3 r = glm::mat3_cast(ahead[b].rotation);
+    const glm::dmat3 inv(Vec3{1 / def.inertia.x, 0, 0}, Vec3{0, 1 / def.inertia.y, 0},
+                         Vec3{0, 0, 1 / def.inertia.z});
+    bodies[b] = ConsistencyBody{1.0 / def.mass, r * inv * glm::transpose(r), ahead[b].translation};
+  }
+  std::vector<ConsistencyJoint> joints;
+  int rows = 0;
+  for (const JointDef& def : asset.joints) {
+    const size_t a = size_t(def.parentBody), c = size_t(def.childBody);
+    // The commit anchors the joint where the child's joint frame is, in both bodies.
+    const Vec3 anchorInA = record.bodies[a].poseAfter.inverse().transformPoint(
+        (record.bodies[c].poseAfter * def.bodyBFromJoint).translation);
+    ConsistencyJoint j;
+    j.parent = def.parentBody;
+    j.child = def.childBody;
+    j.anchor = 0.5 * (ahead[a].transformPoint(anchorInA) + (ahead[c] * def.bodyBFromJoint).translation);
+    std::uint8_t locked = 0;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (def.preset.angularLower[axis] == def.preset.angularUpper[axis]) locked |= std::uint8_t(1u << axis);
+    }
+    j.lockedCount = lockedAxisRows(ahead[a].rotation * def.bodyAFromJoint.rotation,
+                                   ahead[c].rotation * def.bodyBFromJoint.rotation, locked, j.lockedAxes);
+    rows += 3 + j.lockedCount;
+    joints.push_back(j);
+  }
+  VelocityProjector projector(int(n), rows, 0);
+  std::vector<Vec3> v1 = v, w1 = w;
+  projector.project(bodies, joints, {}, dt, v1, w1, jl, ja, cl, ca);
+  std::vector<Vec3> change(n);
+  for (size_t b = 0; b < n; ++b) change[b] = v1[b] - v[b];
+  return change;
+}
 
 Figures runCase(const Case& c, HandoffMode mode, double followSeconds) {
   Figures f;
@@ -81,16 +139,48 @@ Figures runCase(const Case& c, HandoffMode mode, double followSeconds) {
   EXPECT_TRUE(record.committed) << record.failure;
   if (!record.committed) return f;
   if (mode == HandoffMode::Inherit) {
+    Vec3 momentum{0.0}, angularMomentum{0.0};
+    double momentumScale = 0.0;
     for (int b = 0; b < n; ++b) {
-      EXPECT_TRUE(test::vecNear(record.bodies[size_t(b)].linearVelocity, animated[size_t(b)], 1e-6));
+      const BodyHandoff& h = record.bodies[size_t(b)];
+      // The record keeps the finite difference (to 1e-6) next to what the engine was given.
+      EXPECT_TRUE(test::vecNear(h.rawLinearVelocity, animated[size_t(b)], 1e-6)) << h.name;
+      EXPECT_TRUE(test::vecNear(h.finiteDifferenceLinearVelocity, animated[size_t(b)], 1e-6)) << h.name;
+      EXPECT_TRUE(test::vecNear(
+          h.linearVelocity,
+          h.finiteDifferenceLinearVelocity + h.jointLinearCorrection + h.contactLinearCorrection, 1e-9))
+          << h.name;
+      EXPECT_TRUE(test::vecNear(
+          h.angularVelocity,
+          h.finiteDifferenceAngularVelocity + h.jointAngularCorrection + h.contactAngularCorrection, 1e-9))
+          << h.name;
+      EXPECT_EQ((h.clamps & kClampJointConsistency) != 0,
+                glm::length(h.jointLinearCorrection) > 1e-3 || glm::length(h.jointAngularCorrection) > 1e-3)
+          << h.name;
+      // The joint correction is internal: it conserves linear and angular momentum (about the
+      // origin; world inertia from the engine).
+      const double m = r.world().mass(r.body(b));
+      momentum += m * h.jointLinearCorrection;
+      angularMomentum += glm::cross(h.poseAfter.translation, m * h.jointLinearCorrection) +
+                         r.world().worldInertia(r.body(b)) * h.jointAngularCorrection;
+      momentumScale += m * glm::length(h.finiteDifferenceLinearVelocity);
+      f.maxJointCorrection = std::max(f.maxJointCorrection, glm::length(h.jointLinearCorrection));
+      f.maxContactCorrection = std::max(f.maxContactCorrection, glm::length(h.contactLinearCorrection));
     }
+    // Rounding of a ~100-row direct solve: 1e-9 of the character's momentum.
+    EXPECT_LT(glm::length(momentum), 1e-9 * momentumScale + 1e-9) << test::str(momentum);
+    EXPECT_LT(glm::length(angularMomentum), 1e-8 * momentumScale + 1e-9) << test::str(angularMomentum);
+    EXPECT_LT(record.consistencyResidual, 1e-9);
   }
   for (int b = 0; b < n; ++b) EXPECT_EQ(r.authority(b), Authority::Physics);
   EXPECT_FALSE(r.world().isEnabled(r.capsule()));
 
+  const double dt = ClipScene::kDt;
+  const std::vector<Vec3> dynamics = mode == HandoffMode::Inherit
+                                         ? rigidBodyJointChange(r.asset(), record, dt)
+                                         : std::vector<Vec3>(size_t(n), Vec3{0.0});
   scene.world->step(ClipScene::kDt, ClipScene::kSubsteps);
   r.recordFirstStep(record);
-  const double dt = ClipScene::kDt;
   for (int b = 0; b < n; ++b) {
     const BodyHandoff& h = record.bodies[size_t(b)];
     // No pop: measured from the animated pose the player saw.
@@ -98,16 +188,19 @@ Figures runCase(const Case& c, HandoffMode mode, double followSeconds) {
     const double allowed = glm::length(animated[size_t(b)]) * dt + kG * dt * dt + 0.002;
     f.worstPopExcess = std::max(f.worstPopExcess, moved - allowed);
     f.maxFirstStepMove = std::max(f.maxFirstStepMove, moved);
-    // A body that meets the floor in that step is stopped by it, as it must be: the velocity
-    // criterion is about what the joints and gravity do, so floor contacts are counted apart.
-    if (mode == HandoffMode::Inherit && r.world().contactCount(r.body(b)) > 0) {
-      ++f.bodiesOnFloor;
-      continue;
-    }
-    const double dv = glm::length(h.linearVelocityAfterFirstStep - animated[size_t(b)]);
-    f.worstVelocityExcess =
-        std::max(f.worstVelocityExcess, dv - (0.05 * glm::length(animated[size_t(b)]) + kG * dt));
+    if (r.world().contactCount(r.body(b)) > 0) ++f.bodiesOnFloor;
+    // Velocity continuity against what the body inherited (for the naive modes: the animation).
+    const Vec3 inherited = mode == HandoffMode::Inherit ? h.linearVelocity : animated[size_t(b)];
+    const double bound = 0.05 * glm::length(inherited) + kG * dt;
+    const double dv = glm::length(h.linearVelocityAfterFirstStep - inherited);
+    if (dv - bound > f.worstVelocityExcess) f.worstBody = h.name;
+    f.worstVelocityExcess = std::max(f.worstVelocityExcess, dv - bound);
     f.maxVelocityChange = std::max(f.maxVelocityChange, dv);
+    if (dv > bound) ++f.velocityMisses;
+    // The same bound around what rigid-body dynamics demands of that step.
+    const double dvDynamics = glm::length(h.linearVelocityAfterFirstStep - (inherited + dynamics[size_t(b)]));
+    f.worstDynamicsExcess = std::max(f.worstDynamicsExcess, dvDynamics - bound);
+    f.maxDynamicsChange = std::max(f.maxDynamicsChange, glm::length(dynamics[size_t(b)]));
   }
   // The next seconds: no explosion, no stretched limbs.
   const int steps = static_cast<int>(followSeconds / dt);
@@ -126,45 +219,57 @@ Figures runCase(const Case& c, HandoffMode mode, double followSeconds) {
 }
 
 TEST(HandoffOnClips, NoPopNoExplosionAndNaiveBaselinesSideBySide) {
-  std::printf("%-38s %-6s | %9s %9s | %9s %9s | %9s %9s\n", "case", "", "move[mm]", "excess", "|dv|[m/s]",
-              "excess", "speedexc", "sep[mm]");
+  std::printf("%-32s %-7s| %8s %7s | %9s %7s %5s %-14s| %7s %7s | %7s %7s | %6s %6s\n", "case", "mode",
+              "move[mm]", "excess", "|dv|[m/s]", "excess", "miss", "worst body", "rigid", "excess", "jointc",
+              "floorc", "spdexc", "sep[mm]");
   Figures worst;
   int naivePopsLarger = 0;
-  int velocityMisses = 0;
+  int casesMet = 0;
   for (const Case& c : kCases) {
     const Figures h = runCase(c, HandoffMode::Inherit, 2.0);
     const Figures z = runCase(c, HandoffMode::ZeroVelocity, 0.0);
     const Figures b = runCase(c, HandoffMode::BindPose, 0.0);
     const std::string label = std::string(c.file).substr(std::string(c.file).find('/') + 1) + " @" +
                               std::to_string(c.time).substr(0, 4);
-    std::printf("%-38s %-6s | %9.2f %9.2f | %9.3f %9.3f | %9.3f %9.2f  (%d on the floor)\n", label.c_str(),
-                "handoff", h.maxFirstStepMove * 1e3, h.worstPopExcess * 1e3, h.maxVelocityChange,
-                h.worstVelocityExcess, h.worstSpeedExcess, h.worstSeparation * 1e3, h.bodiesOnFloor);
-    std::printf("%-38s %-6s | %9.2f %9.2f | %9.3f %9.3f |\n", c.what, "zero-v", z.maxFirstStepMove * 1e3,
-                z.worstPopExcess * 1e3, z.maxVelocityChange, z.worstVelocityExcess);
-    std::printf("%-38s %-6s | %9.2f %9.2f | %9.3f %9.3f |\n", "", "bind", b.maxFirstStepMove * 1e3,
-                b.worstPopExcess * 1e3, b.maxVelocityChange, b.worstVelocityExcess);
+    std::printf(
+        "%-32s %-7s| %8.2f %7.2f | %9.3f %+7.3f %5d %-14s| %7.3f %+7.3f | %7.3f %7.3f | %6.3f %6.2f\n",
+        label.c_str(), "handoff", h.maxFirstStepMove * 1e3, h.worstPopExcess * 1e3, h.maxVelocityChange,
+        h.worstVelocityExcess, h.velocityMisses, h.worstBody.c_str(), h.maxDynamicsChange,
+        h.worstDynamicsExcess, h.maxJointCorrection, h.maxContactCorrection, h.worstSpeedExcess,
+        h.worstSeparation * 1e3);
+    std::printf("%-32s %-7s| %8.2f %7.2f | %9.3f %+7.3f %5d %-14s|\n", c.what, "zero-v",
+                z.maxFirstStepMove * 1e3, z.worstPopExcess * 1e3, z.maxVelocityChange, z.worstVelocityExcess,
+                z.velocityMisses, z.worstBody.c_str());
+    std::printf("%-32s %-7s| %8.2f %7.2f | %9.3f %+7.3f %5d %-14s|\n", "", "bind", b.maxFirstStepMove * 1e3,
+                b.worstPopExcess * 1e3, b.maxVelocityChange, b.worstVelocityExcess, b.velocityMisses,
+                b.worstBody.c_str());
     EXPECT_LE(h.worstPopExcess, 0.0) << c.file << " @" << c.time << " (" << c.what << ")";
-    // Issue 4 asks every body's velocity after the first step to stay within 5 % + |g| dt of
-    // the inherited one (an excess <= 0). Seven of eleven cases meet it; the others exceed it
-    // by up to 0.21 m/s where a mocap elbow or knee turns about an axis the ragdoll's hinge locks
-    // (Boxing_Toes) or a limb meets the floor. Printed above; held here as a regression bound
-    // while that work is open (see the issue's closing note).
-    EXPECT_LE(h.worstVelocityExcess, 0.25) << c.file << " @" << c.time << " (" << c.what << ")";
-    if (h.worstVelocityExcess > 0.0) ++velocityMisses;
+    // Issue 4 asks every body's velocity after the first step to stay within 5 % + |g| dt of the
+    // inherited one (an excess <= 0). The commit's consistency step removes what the joints
+    // would have corrected (hinge axes, anchors, the floor); what remains in five cases (up to
+    // 0.11 m/s) is rigid-body dynamics of fast-swinging limbs, |omega|^2 r dt, which stays with
+    // 32 substeps and with gravity off while the kinetic energy is conserved (see the report of
+    // issue 4). Printed above ("rigid": that change predicted without Bullet); held here as a
+    // regression bound until the lead decides on the criterion.
+    EXPECT_LE(h.worstVelocityExcess, 0.12) << c.file << " @" << c.time << " (" << c.what << ")";
     EXPECT_LE(h.worstSpeedExcess, 0.0) << c.file << " @" << c.time;
     EXPECT_LE(h.worstSeparation, 0.01) << c.file << " @" << c.time;
+    if (h.worstVelocityExcess <= 0.0) ++casesMet;
     worst.worstPopExcess = std::max(worst.worstPopExcess, h.worstPopExcess);
     worst.worstVelocityExcess = std::max(worst.worstVelocityExcess, h.worstVelocityExcess);
+    worst.worstDynamicsExcess = std::max(worst.worstDynamicsExcess, h.worstDynamicsExcess);
     worst.worstSeparation = std::max(worst.worstSeparation, h.worstSeparation);
     // The naive baselines lose the motion: their velocity jump is the animation's speed.
     if (z.maxVelocityChange > h.maxVelocityChange && b.maxFirstStepMove > h.maxFirstStepMove)
       ++naivePopsLarger;
   }
-  std::printf("worst handoff: pop excess %.2f mm, velocity excess %.3f m/s, joint separation %.2f mm\n",
-              worst.worstPopExcess * 1e3, worst.worstVelocityExcess, worst.worstSeparation * 1e3);
-  std::printf("velocity continuity (5 %% + |g| dt) met in %d of %zu cases\n",
-              static_cast<int>(std::size(kCases)) - velocityMisses, std::size(kCases));
+  std::printf(
+      "worst handoff: pop excess %.2f mm, velocity excess %.3f m/s (around the rigid-body change %.3f m/s), "
+      "joint separation %.2f mm\n",
+      worst.worstPopExcess * 1e3, worst.worstVelocityExcess, worst.worstDynamicsExcess,
+      worst.worstSeparation * 1e3);
+  std::printf("velocity continuity (5 %% + |g| dt of the inherited velocity) met in %d of %zu cases\n",
+              casesMet, std::size(kCases));
   EXPECT_EQ(naivePopsLarger, static_cast<int>(std::size(kCases)));
 }
 

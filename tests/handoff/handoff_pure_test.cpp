@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+
 #include "support/test_math.h"
 
 namespace handoff {
@@ -204,6 +207,120 @@ TEST(DisplayBlend, WeightRamps) {
   EXPECT_TRUE(xfNear(shown[0], phys[0], 0, 1e-12));
   blendPoses(anim, phys, displayBlendWeight(0.075, 0.15), shown);
   EXPECT_TRUE(rotNear(shown[0].rotation, glm::angleAxis(0.3, Vec3{0, 1, 0}), 1e-12));
+}
+
+// --- The velocity-consistency step (VelocityProjector) ---
+
+ConsistencyBody rod(double mass, const Vec3& centre, double length) {
+  // A slender rod along world Y: I = m L^2 / 12 about X and Z, small about Y.
+  const double across = mass * length * length / 12.0, along = 0.01 * across;
+  return ConsistencyBody{
+      1.0 / mass, glm::dmat3(Vec3{1 / across, 0, 0}, Vec3{0, 1 / along, 0}, Vec3{0, 0, 1 / across}), centre};
+}
+
+struct Momenta {
+  Vec3 linear{0.0}, angular{0.0};
+  double energy = 0.0;
+};
+Momenta momenta(const std::vector<ConsistencyBody>& bodies, const std::vector<Vec3>& v,
+                const std::vector<Vec3>& w) {
+  Momenta m;
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const double mass = 1.0 / bodies[b].inverseMass;
+    const glm::dmat3 inertia = glm::inverse(bodies[b].inverseInertia);
+    m.linear += mass * v[b];
+    m.angular += glm::cross(bodies[b].centre, mass * v[b]) + inertia * w[b];
+    m.energy += 0.5 * mass * glm::dot(v[b], v[b]) + 0.5 * glm::dot(w[b], inertia * w[b]);
+  }
+  return m;
+}
+
+TEST(VelocityProjector, AnchorsAgreeLockedAxesStillMomentumKept) {
+  // An upper arm (A) and forearm (B) hanging along -Y, joined at the elbow (origin), the elbow
+  // a hinge about Z: X and Y locked. The animation moves them inconsistently: the forearm
+  // turns about its own axis (Y, locked) and its anchor point slides away from the arm's.
+  const std::vector<ConsistencyBody> bodies{rod(2.0, {0, 0.15, 0}, 0.3), rod(1.5, {0, -0.13, 0}, 0.26)};
+  ConsistencyJoint elbow;
+  elbow.parent = 0;
+  elbow.child = 1;
+  elbow.anchor = Vec3{0, 0, 0};
+  // Joint frames equal to the world: Euler axes X (A), Y, Z (B); lock X and Y.
+  elbow.lockedCount = lockedAxisRows(Quat{1, 0, 0, 0}, Quat{1, 0, 0, 0}, 0b011, elbow.lockedAxes);
+  ASSERT_EQ(elbow.lockedCount, 2);
+  EXPECT_TRUE(vecNear(elbow.lockedAxes[0], Vec3{1, 0, 0}, 1e-12) ||
+              vecNear(elbow.lockedAxes[0], Vec3{-1, 0, 0}, 1e-12));
+  std::vector<Vec3> v{{1.0, 0.0, 0.0}, {1.6, 0.2, -0.3}}, w{{0.0, 0.0, 2.0}, {0.5, 4.0, 6.0}};
+  const Momenta before = momenta(bodies, v, w);
+  std::vector<Vec3> jl(2), ja(2), cl(2), ca(2);
+  const std::vector<Vec3> v0 = v, w0 = w;
+  VelocityProjector projector(2, 5, 0);
+  const VelocityProjector::Outcome out =
+      projector.project(bodies, std::vector<ConsistencyJoint>{elbow}, {}, 1.0 / 60, v, w, jl, ja, cl, ca);
+  const Momenta after = momenta(bodies, v, w);
+  // The anchor moves the same seen from both bodies; no relative turn about X or Y.
+  const Vec3 anchorA = v[0] + glm::cross(w[0], elbow.anchor - bodies[0].centre);
+  const Vec3 anchorB = v[1] + glm::cross(w[1], elbow.anchor - bodies[1].centre);
+  EXPECT_TRUE(vecNear(anchorA, anchorB, 1e-12));
+  EXPECT_NEAR(w[1].x - w[0].x, 0.0, 1e-12);
+  EXPECT_NEAR(w[1].y - w[0].y, 0.0, 1e-12);
+  EXPECT_LT(out.residual, 1e-12);
+  // Internal impulses: momentum and angular momentum unchanged, kinetic energy only removed.
+  EXPECT_TRUE(vecNear(after.linear, before.linear, 1e-12));
+  EXPECT_TRUE(vecNear(after.angular, before.angular, 1e-12));
+  EXPECT_LT(after.energy, before.energy);
+  // The record's split: all of it from the joint rows.
+  for (size_t b = 0; b < 2; ++b) {
+    EXPECT_TRUE(vecNear(v0[b] + jl[b], v[b], 1e-12));
+    EXPECT_TRUE(vecNear(w0[b] + ja[b], w[b], 1e-12));
+    EXPECT_TRUE(vecNear(cl[b], Vec3{0.0}, 0.0));
+  }
+  std::printf(
+      "elbow: forearm %.3f -> %.3f m/s, relative spin about the locked axes %.2f -> 0 rad/s, energy %.3f -> "
+      "%.3f J\n",
+      glm::length(v0[1]), glm::length(v[1]), std::hypot(w0[1].x - w0[0].x, w0[1].y - w0[0].y), before.energy,
+      after.energy);
+
+  // A velocity field that already satisfies the joint is left alone.
+  std::vector<Vec3> v2{{1, 0, 0}, {1, 0, 0}}, w2{{0, 0, 0}, {0, 0, 3}};
+  v2[1] += glm::cross(w2[1], bodies[1].centre - elbow.anchor);
+  const std::vector<Vec3> v2Before = v2;
+  projector.project(bodies, std::vector<ConsistencyJoint>{elbow}, {}, 1.0 / 60, v2, w2, jl, ja, cl, ca);
+  EXPECT_TRUE(vecNear(v2[1], v2Before[1], 1e-12));
+  EXPECT_TRUE(vecNear(w2[1], Vec3{0, 0, 3}, 1e-12));
+}
+
+TEST(VelocityProjector, StaticContactsOnlyPushAndOnlyWhenTheyBind) {
+  // A foot-like rod lying along X on the floor (y = 0 at its lowest points).
+  const ConsistencyBody foot{1.0, glm::dmat3(10.0), Vec3{0, 0.05, 0}};
+  const std::vector<ConsistencyContact> contacts{{0, Vec3{-0.1, 0, 0}, Vec3{0, 1, 0}, 0.002},
+                                                 {0, Vec3{0.1, 0, 0}, Vec3{0, 1, 0}, 0.002}};
+  VelocityProjector projector(1, 0, 4);
+  std::vector<Vec3> jl(1), ja(1), cl(1), ca(1);
+  // Moving down at 1 m/s: reaches the floor within 1/60 s; the approach is stripped, the slide kept.
+  std::vector<Vec3> v{{0.5, -1.0, 0.0}}, w{{0.0, 0.0, 0.0}};
+  VelocityProjector::Outcome out =
+      projector.project({&foot, 1}, {}, contacts, 1.0 / 60, v, w, jl, ja, cl, ca);
+  EXPECT_EQ(out.contactsUsed, 2);
+  EXPECT_TRUE(vecNear(v[0], Vec3{0.5, 0.0, 0.0}, 1e-12)) << test::str(v[0]);
+  EXPECT_TRUE(vecNear(cl[0], Vec3{0, 1, 0}, 1e-12));
+  // Slowly down, 2 mm above: does not reach the floor within the step; nothing changes.
+  v = {{0.0, -0.05, 0.0}};
+  out = projector.project({&foot, 1}, {}, contacts, 1.0 / 60, v, w, jl, ja, cl, ca);
+  EXPECT_EQ(out.contactsUsed, 0);
+  EXPECT_TRUE(vecNear(v[0], Vec3{0.0, -0.05, 0.0}, 0.0));
+  // Lifting off (up, tipping): the floor never pulls.
+  v = {{0.0, 1.0, 0.0}};
+  w = {{0.0, 0.0, 3.0}};
+  out = projector.project({&foot, 1}, {}, contacts, 1.0 / 60, v, w, jl, ja, cl, ca);
+  EXPECT_EQ(out.contactsUsed, 0);
+  EXPECT_TRUE(vecNear(v[0], Vec3{0.0, 1.0, 0.0}, 0.0));
+  // Tipping about Z into the floor at one end only:
+  v = {{0.0, -0.1, 0.0}};
+  w = {{0.0, 0.0, -8.0}};  // +X end: v_y = -0.1 - 0.8 = -0.9 m/s; -X end: -0.1 + 0.8 = +0.7 m/s
+  out = projector.project({&foot, 1}, {}, contacts, 1.0 / 60, v, w, jl, ja, cl, ca);
+  EXPECT_EQ(out.contactsUsed, 1);
+  const double endVelocity = (v[0] + glm::cross(w[0], contacts[1].point - foot.centre)).y;
+  EXPECT_NEAR(endVelocity, 0.0, 1e-12);
 }
 
 }  // namespace
