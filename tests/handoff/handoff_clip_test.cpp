@@ -3,6 +3,8 @@
 // commits, and measures the pop, the velocity continuity and the next two seconds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -135,6 +137,7 @@ Figures runCase(const Case& c, HandoffMode mode, double followSeconds) {
 
   HandoffSettings settings;
   settings.mode = mode;
+  settings.jointConsistency = settings.staticContacts = true;
   HandoffRecord record = r.commit(settings);
   EXPECT_TRUE(record.committed) << record.failure;
   if (!record.committed) return f;
@@ -271,6 +274,72 @@ TEST(HandoffOnClips, NoPopNoExplosionAndNaiveBaselinesSideBySide) {
   std::printf("velocity continuity (5 %% + |g| dt of the inherited velocity) met in %d of %zu cases\n",
               casesMet, std::size(kCases));
   EXPECT_EQ(naivePopsLarger, static_cast<int>(std::size(kCases)));
+}
+
+// What the first step does to the inherited state when gravity is off: the solver has nothing to
+// correct (the commit made the velocities consistent with the joints and the floor), so the
+// kinetic energy is kept up to the bodies' damping and the momentum is kept, while single bodies'
+// velocities still turn as the limbs swing (rigid-body dynamics, not a correction).
+TEST(HandoffOnClips, FirstStepKeepsEnergyAndMomentumWithoutGravity) {
+  std::printf("%-32s | %9s %9s %8s | %9s | %9s %-14s\n", "case", "KE fd [J]", "inherit", "after", "dp[N s]",
+              "max |dv|", "body");
+  for (const Case& c : kCases) {
+    ClipScene scene;
+    scene.worldSettings.gravity = Vec3{0.0};
+    ASSERT_TRUE(scene.start(loadCharacter(c.file), c.time));
+    ASSERT_TRUE(scene.addDenseSample(ClipScene::kDt / 8));
+    Ragdoll& r = *scene.ragdoll;
+    HandoffSettings settings;
+    settings.jointConsistency = settings.staticContacts = true;
+    HandoffRecord record = r.commit(settings);
+    ASSERT_TRUE(record.committed) << record.failure;
+    scene.world->step(ClipScene::kDt, ClipScene::kSubsteps);
+    r.recordFirstStep(record);
+    double keFd = 0.0, keInherited = 0.0, keAfter = 0.0, maxDv = 0.0, damping = 0.0;
+    int onFloor = 0;
+    Vec3 p0{0.0}, p1{0.0};
+    std::string body;
+    for (int b = 0; b < r.bodyCount(); ++b) {
+      const BodyHandoff& h = record.bodies[size_t(b)];
+      const double m = r.world().mass(r.body(b));
+      const glm::dmat3 inertia = r.world().worldInertia(r.body(b));
+      auto ke = [&](const Vec3& v, const Vec3& w) {
+        return 0.5 * m * glm::dot(v, v) + 0.5 * glm::dot(w, inertia * w);
+      };
+      keFd += ke(h.finiteDifferenceLinearVelocity, h.finiteDifferenceAngularVelocity);
+      keInherited += ke(h.linearVelocity, h.angularVelocity);
+      keAfter += ke(h.linearVelocityAfterFirstStep, h.angularVelocityAfterFirstStep);
+      p0 += m * h.linearVelocity;
+      p1 += m * h.linearVelocityAfterFirstStep;
+      onFloor += r.world().contactCount(r.body(b)) > 0 ? 1 : 0;
+      damping = std::max(
+          {damping, r.asset().bodies[size_t(b)].linearDamping, r.asset().bodies[size_t(b)].angularDamping});
+      const double dv = glm::length(h.linearVelocityAfterFirstStep - h.linearVelocity);
+      if (dv > maxDv) {
+        maxDv = dv;
+        body = h.name;
+      }
+    }
+    const std::string label = std::string(c.file).substr(std::string(c.file).find('/') + 1) + " @" +
+                              std::to_string(c.time).substr(0, 4);
+    std::printf("%-32s | %9.3f %9.3f %8.3f | %9.4f | %9.3f %-14s\n", label.c_str(), keFd, keInherited,
+                keAfter, glm::length(p1 - p0), maxDv, body.c_str());
+    // A limb on the floor (at the commit or after the step) loses energy and momentum to the
+    // floor's impulses and friction, which are external: such cases are printed, not held.
+    if (onFloor > 0 || record.staticContacts > 0) {
+      std::printf("%-32s   (floor: %d contact points at the commit, %d bodies after the step)\n", "",
+                  record.staticContacts, onFloor);
+      continue;
+    }
+    // Damping takes exp(-2 c dt) of the energy in a step (0.17 % at c = 0.05/s); the rest is the
+    // solver's first-order integration of the swing (measured <= 0.8 %, 32 substeps give the same
+    // figures): 1.5 % in all. A correction of the kind the consistency step removes costs more
+    // (Boxing_Toes @6: the finite difference carries 3.7 % more energy than the joints allow).
+    EXPECT_LE(keAfter, keInherited * 1.001) << label;
+    EXPECT_GE(keAfter, keInherited * (std::exp(-2.0 * damping * ClipScene::kDt) - 0.015)) << label;
+    // Internal forces only: momentum kept to 0.5 % of the character's.
+    EXPECT_LE(glm::length(p1 - p0), 0.005 * glm::length(p0) + 0.05) << label;
+  }
 }
 
 TEST(HandoffOnClips, TeleportRightBeforeTheHandoffInheritsNoJump) {

@@ -92,6 +92,7 @@ struct ClipScene {
   Transform worldFromRoot;
   double time = 0.0;
   double groundHeight = 0.0;
+  WorldSettings worldSettings;  ///< Used by start() to create the world.
 
   void pose(double t) {
     character->clip().sample(t, WrapMode::Clamp, locals);
@@ -110,7 +111,7 @@ struct ClipScene {
     pose(handoffTime);
     bodyPosesFromModels(*c.asset, models, worldFromRoot, bodies);
     groundHeight = std::min(0.0, lowestShapePoint(*c.asset, bodies)) - 0.001;
-    world = createBulletWorld();
+    world = createBulletWorld(worldSettings);
     world->addGroundPlane(Vec3{0, 1, 0}, groundHeight);
     time = handoffTime - leadFrames * kDt;
     pose(time);
