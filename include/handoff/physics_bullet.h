@@ -61,4 +61,17 @@ namespace handoff {
 /// positive, replaced by their defaults; settings() reports what is in use.
 std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = {});
 
+/// What the Bullet world itself holds (not the adapter's own bookkeeping): for leak checks after
+/// creating and destroying characters. Static bodies, capsules and disabled bodies count as the
+/// engine sees them (a disabled body is not in the world). All zero for a non-Bullet world.
+struct BulletObjectCounts {
+  int collisionObjects = 0;  ///< btCollisionWorld::getNumCollisionObjects()
+  int rigidBodies = 0;       ///< of which btRigidBody
+  int constraints = 0;       ///< btDynamicsWorld::getNumConstraints()
+  int overlappingPairs = 0;  ///< broadphase pairs
+  int manifolds = 0;         ///< contact manifolds in the dispatcher
+  int shapes = 0;            ///< collision shapes the adapter holds (shared between bodies)
+};
+BulletObjectCounts bulletObjectCounts(const PhysicsWorld& world);
+
 }  // namespace handoff

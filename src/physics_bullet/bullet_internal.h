@@ -3,8 +3,14 @@
 #pragma once
 
 #include "handoff/math.h"
+#include "handoff/physics.h"
 
 namespace handoff::bullet_detail {
+
+/// Test-only fault injection: writes NaN into a body's linear velocity inside the Bullet world,
+/// bypassing every check of the PhysicsWorld setters (which refuse non-finite values). What a
+/// solver blow-up does; issue 9 tests that it is contained. No-op for other engines' worlds.
+void injectNonFiniteVelocity(PhysicsWorld& world, BodyId body);
 
 /// Builds a btGeneric6DofSpring2Constraint (RO_XYZ) between two bodies posed at worldFromA and
 /// worldFromB with joint frames aFromJoint and bFromJoint, calls calculateTransforms() and

@@ -36,12 +36,14 @@
 #include "physics_bullet/bullet_internal.h"
 
 #include <btBulletCollisionCommon.h>
+#include <BulletCollision/CollisionDispatch/btSimulationIslandManager.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -198,6 +200,76 @@ struct ShapeEntry {
   int refs = 0;
 };
 
+// btDiscreteDynamicsWorld solving every simulation island on its own, with its manifolds and
+// constraints in a canonical order (by the adapter's slot indices, which a body keeps for its
+// life). Bullet sorts them by island only (an unstable quicksort over the whole world) and
+// batches islands, so whatever happened to one character (a contact more, bodies removed and
+// added back) reordered another's rows and changed its results in the last bits, which chaotic
+// ragdoll motion grows to centimetres. With this order a character's results depend on its own
+// island only (issue 9: a fault in one character leaves the others bit for bit unchanged).
+class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
+ public:
+  using btDiscreteDynamicsWorld::btDiscreteDynamicsWorld;
+
+  void solveConstraints(btContactSolverInfo& info) override {
+    sorted_.clear();
+    for (int i = 0; i < m_constraints.size(); ++i) sorted_.push_back(m_constraints[i]);
+    std::sort(sorted_.begin(), sorted_.end(), [](const btTypedConstraint* a, const btTypedConstraint* b) {
+      const int ia = islandOf(*a), ib = islandOf(*b);
+      return ia != ib ? ia < ib : a->getUserConstraintId() < b->getUserConstraintId();
+    });
+    Callback callback(*this, info);
+    m_constraintSolver->prepareSolve(getCollisionWorld()->getNumCollisionObjects(),
+                                     getCollisionWorld()->getDispatcher()->getNumManifolds());
+    m_islandManager->buildAndProcessIslands(getCollisionWorld()->getDispatcher(), getCollisionWorld(),
+                                            &callback);
+    m_constraintSolver->allSolved(info, m_debugDrawer);
+  }
+
+ private:
+  static int islandOf(const btTypedConstraint& c) {
+    const int a = c.getRigidBodyA().getIslandTag();
+    return a >= 0 ? a : c.getRigidBodyB().getIslandTag();
+  }
+  static bool objectBefore(const btCollisionObject* a, const btCollisionObject* b) {
+    return a->getUserIndex() < b->getUserIndex();
+  }
+
+  struct Callback final : btSimulationIslandManager::IslandCallback {
+    Callback(IslandOrderedWorld& world, btContactSolverInfo& info) : world_(world), info_(info) {}
+    void processIsland(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds,
+                       int numManifolds, int islandId) override {
+      std::vector<btTypedConstraint*>& all = world_.sorted_;
+      btTypedConstraint** first = all.empty() ? nullptr : all.data();
+      int count = static_cast<int>(all.size());
+      if (islandId >= 0) {  // this island's constraints (contiguous after the sort)
+        count = 0;
+        first = nullptr;
+        for (btTypedConstraint*& c : all) {
+          if (islandOf(*c) != islandId) continue;
+          if (!first) first = &c;
+          ++count;
+        }
+        std::sort(bodies, bodies + numBodies, objectBefore);
+        std::sort(manifolds, manifolds + numManifolds,
+                  [](const btPersistentManifold* a, const btPersistentManifold* b) {
+                    const int a0 = std::min(a->getBody0()->getUserIndex(), a->getBody1()->getUserIndex());
+                    const int a1 = std::max(a->getBody0()->getUserIndex(), a->getBody1()->getUserIndex());
+                    const int b0 = std::min(b->getBody0()->getUserIndex(), b->getBody1()->getUserIndex());
+                    const int b1 = std::max(b->getBody0()->getUserIndex(), b->getBody1()->getUserIndex());
+                    return a0 != b0 ? a0 < b0 : a1 < b1;
+                  });
+      }
+      world_.m_constraintSolver->solveGroup(bodies, numBodies, manifolds, numManifolds, first, count, info_,
+                                            world_.m_debugDrawer, world_.getDispatcher());
+    }
+    IslandOrderedWorld& world_;
+    btContactSolverInfo& info_;
+  };
+
+  std::vector<btTypedConstraint*> sorted_;
+};
+
 struct BodySlot {
   std::unique_ptr<btRigidBody> body;  // null while the slot is free
   btCollisionShape* shape = nullptr;
@@ -312,6 +384,9 @@ class BulletWorld final : public PhysicsWorld {
   int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
                     std::span<SurfacePoint> out) const override;
 
+  BulletObjectCounts objectCounts() const;
+  void injectNonFiniteVelocity(BodyId body);
+
  private:
   static void preTickCallback(btDynamicsWorld* world, btScalar timeStep);
   static void postTickCallback(btDynamicsWorld* world, btScalar timeStep);
@@ -387,8 +462,8 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   queryCapsule_ = std::make_unique<ResizableCapsule>();
   queryObject_ = std::make_unique<btCollisionObject>();
   queryObject_->setCollisionShape(queryCapsule_.get());
-  world_ = std::make_unique<btDiscreteDynamicsWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(),
-                                                     config_.get());
+  world_ = std::make_unique<IslandOrderedWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(),
+                                                config_.get());
   world_->setGravity(toBt(settings_.gravity));
   // Sleeping and static bodies keep their AABBs; teleports update them explicitly.
   world_->setForceUpdateAllAabbs(false);
@@ -1550,13 +1625,42 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   return callback.count;
 }
 
+BulletObjectCounts BulletWorld::objectCounts() const {
+  BulletObjectCounts counts;
+  counts.collisionObjects = world_->getNumCollisionObjects();
+  for (int i = 0; i < counts.collisionObjects; ++i) {
+    if (btRigidBody::upcast(world_->getCollisionObjectArray()[i]) != nullptr) ++counts.rigidBodies;
+  }
+  counts.constraints = world_->getNumConstraints();
+  counts.overlappingPairs = broadphase_->getOverlappingPairCache()->getNumOverlappingPairs();
+  counts.manifolds = dispatcher_->getNumManifolds();
+  counts.shapes = static_cast<int>(
+      std::count_if(shapes_.begin(), shapes_.end(), [](const ShapeEntry& e) { return e.refs > 0; }));
+  return counts;
+}
+
+void BulletWorld::injectNonFiniteVelocity(BodyId id) {
+  HANDOFF_BODY_OR_RETURN(slot, id);
+  const btScalar nan = std::numeric_limits<btScalar>::quiet_NaN();
+  slot->body->setLinearVelocity(btVector3(nan, nan, nan));
+}
+
 }  // namespace
 
 std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings) {
   return std::make_unique<BulletWorld>(settings);
 }
 
+BulletObjectCounts bulletObjectCounts(const PhysicsWorld& world) {
+  const auto* bullet = dynamic_cast<const BulletWorld*>(&world);
+  return bullet ? bullet->objectCounts() : BulletObjectCounts{};
+}
+
 namespace bullet_detail {
+
+void injectNonFiniteVelocity(PhysicsWorld& world, BodyId body) {
+  if (auto* bullet = dynamic_cast<BulletWorld*>(&world)) bullet->injectNonFiniteVelocity(body);
+}
 
 Vec3 spring2Angles(const Transform& worldFromA, const Transform& aFromJoint, const Transform& worldFromB,
                    const Transform& bFromJoint, bool asBuiltByWorld) {
