@@ -177,7 +177,8 @@ struct CharacterEvent {
   std::string kind;  ///< "ragdoll", "settled", "getup", "delay", "cancel", "recovered", "impulse",
                      ///< "teleport", "refused", "powered" (full powered ragdoll), "partial" (some
                      ///< bodies dynamic), "knockout" (powered -> full ragdoll), "blocked" (no
-                     ///< capsule space to return: holding), "unpowered" (back to animation)
+                     ///< capsule space to return: holding), "unpowered" (back to animation),
+                     ///< "fault" (a body went non-finite or left the world: reset)
   std::string detail;
 };
 
@@ -204,8 +205,13 @@ class Character {
   /// Before the physics step. Refused input (NaN, time not advancing, dt <= 0) leaves the
   /// character in its previous valid state and is reported.
   Status preStep(const AnimationInput& animation, double dt);
-  /// After the physics step.
+  /// After the physics step. First checks the character's bodies: when one is not finite or
+  /// the world disabled it (a solver blow-up, a body that left the world), every body is put
+  /// back at its pose after the last valid step, at rest, and a "fault" event names the body
+  /// (docs/INTEGRATION.md). Other characters in the world are not touched.
   void postStep(double dt);
+  /// Number of physics faults contained by postStep since creation.
+  int faultCount() const { return faults_; }
 
   /// Cut to ragdoll now (SPEC.md section 3 commit) from the last animation input. While
   /// Powered: the drives and pins go off and the animated bodies join the ragdoll.
@@ -285,6 +291,7 @@ class Character {
   Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
             const CharacterSettings& settings);
   void event(const char* kind, std::string detail);
+  bool containPhysicsFault();
   void ragdollPostStep(double dt);
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
@@ -375,6 +382,10 @@ class Character {
   std::vector<Transform> display_, physicsLocals_, scratchModels_, bodyPoses_, worldBones_, animRelative_;
   Transform displayRoot_;
   double blendWeight_ = 0.0;
+
+  // Fault containment: every body's pose after the last valid step.
+  std::vector<Transform> lastValidPoses_;
+  int faults_ = 0;
 
   std::vector<HandoffRecord> handoffs_;
   std::vector<RecoveryRecord> recoveries_;

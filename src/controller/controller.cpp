@@ -128,6 +128,8 @@ Result<std::unique_ptr<Character>> Character::create(
   c->physicsJointMask_.assign(n, 0);
   c->jointBlend_.assign(n, 0.0);
   c->returnFrom_.resize(n);
+  c->lastValidPoses_.resize(asset->bodies.size());
+  c->ragdoll_->readBodyPoses(c->lastValidPoses_);
   return c;
 }
 
@@ -221,6 +223,10 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
 
 void Character::postStep(double dt) {
   time_ += dt;
+  if (containPhysicsFault()) {
+    externalForce_ = false;
+    return;  // the display keeps the last valid pose
+  }
   switch (state_) {
     case CharacterState::Animated:
       displayRoot_ = animRoot_;
@@ -245,6 +251,39 @@ void Character::postStep(double dt) {
       break;
   }
   externalForce_ = false;
+}
+
+bool Character::containPhysicsFault() {
+  int bad = -1;
+  for (int b = 0; b < ragdoll_->bodyCount() && bad < 0; ++b) {
+    const BodyId id = ragdoll_->body(b);
+    // The world disables a body whose state became non-finite or that left the world box; the
+    // character never disables its limbs itself.
+    if (!world_->isEnabled(id) || !isFinite(world_->transform(id)) || !isFinite(world_->linearVelocity(id)) ||
+        !isFinite(world_->angularVelocity(id))) {
+      bad = b;
+    }
+  }
+  if (bad < 0) {
+    ragdoll_->readBodyPoses(lastValidPoses_);
+    return false;
+  }
+  // Back to the last valid step's poses, at rest (restoring the velocities could replay the
+  // blow-up); joints forget their cached impulses.
+  for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
+    const BodyId id = ragdoll_->body(b);
+    world_->setTransform(id, lastValidPoses_[static_cast<size_t>(b)]);
+    world_->setLinearVelocity(id, Vec3{0.0});
+    world_->setAngularVelocity(id, Vec3{0.0});
+    if (!world_->isEnabled(id)) world_->setEnabled(id, true);
+  }
+  for (size_t j = 0; j < asset_->joints.size(); ++j)
+    world_->resetWarmStart(ragdoll_->joint(static_cast<int>(j)));
+  settle_.reset();
+  ++faults_;
+  event("fault", "body '" + asset_->bodies[static_cast<size_t>(bad)].name +
+                     "' became non-finite or left the world; reset to the last valid pose, at rest");
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
