@@ -1,0 +1,11 @@
+# Two processes, same scripted run: the printed hashes of all body states must be identical.
+foreach(run 1 2)
+  execute_process(COMMAND ${RUNNER} OUTPUT_VARIABLE out${run} RESULT_VARIABLE rc${run} ERROR_VARIABLE err${run})
+  if(NOT rc${run} EQUAL 0)
+    message(FATAL_ERROR "run ${run} failed (${rc${run}}): ${err${run}}")
+  endif()
+  message(STATUS "process ${run}: ${out${run}}")
+endforeach()
+if(NOT out1 STREQUAL out2)
+  message(FATAL_ERROR "the two processes differ:\n${out1}${out2}")
+endif()
