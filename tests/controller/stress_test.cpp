@@ -191,6 +191,7 @@ TEST(Stress, FiftyRagdollsPiledInAPit) {
   world->addStaticBox(Transform::fromTranslation(Vec3{0, 1.5, -half - 0.25}), Vec3{half, 1.5, 0.25});
   world->addStaticBox(Transform::fromTranslation(Vec3{0, 1.5, half + 0.25}), Vec3{half, 1.5, 0.25});
   std::vector<std::optional<DrivenCharacter>> cs;
+  cs.reserve(50);  // ptrs point into cs
   std::vector<DrivenCharacter*> ptrs;
   // Layers of 4 (2 x 2), 1.2 m apart in height, yawed differently.
   for (int i = 0; i < 50; ++i) {
