@@ -154,6 +154,12 @@ struct WorldSettings {
   /// [default false for now: switching it on changes chaotic trajectories, e.g. a Mesh2Motion
   /// fall in tests/controller ends its get-up 5.5 cm lower, past that test's 5 cm bound]
   bool centredJointAnchors = false;
+  /// Solve each simulation island on its own, its bodies, contacts and joints in a fixed order,
+  /// so that what happens to one character (a fault, an extra contact, bodies removed and added)
+  /// cannot change another's results, not even in the last bit. Off: the engine's own batching
+  /// and ordering (results still deterministic for the same input). See docs/TUNING.md.
+  /// [default false]
+  bool islandOrderedSolve = false;
 };
 
 /// A point where a body's shape comes near another body (closestPoints()).

@@ -35,8 +35,8 @@
 
 #include "physics_bullet/bullet_internal.h"
 
-#include <btBulletCollisionCommon.h>
 #include <BulletCollision/CollisionDispatch/btSimulationIslandManager.h>
+#include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <algorithm>
@@ -209,9 +209,15 @@ struct ShapeEntry {
 // island only (issue 9: a fault in one character leaves the others bit for bit unchanged).
 class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
  public:
-  using btDiscreteDynamicsWorld::btDiscreteDynamicsWorld;
+  IslandOrderedWorld(btDispatcher* dispatcher, btBroadphaseInterface* broadphase, btConstraintSolver* solver,
+                     btCollisionConfiguration* config, bool ordered)
+      : btDiscreteDynamicsWorld(dispatcher, broadphase, solver, config), ordered_(ordered) {}
 
   void solveConstraints(btContactSolverInfo& info) override {
+    if (!ordered_) {  // WorldSettings::islandOrderedSolve off: Bullet's own batching and order
+      btDiscreteDynamicsWorld::solveConstraints(info);
+      return;
+    }
     sorted_.clear();
     for (int i = 0; i < m_constraints.size(); ++i) sorted_.push_back(m_constraints[i]);
     std::sort(sorted_.begin(), sorted_.end(), [](const btTypedConstraint* a, const btTypedConstraint* b) {
@@ -267,6 +273,7 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
     btContactSolverInfo& info_;
   };
 
+  bool ordered_;
   std::vector<btTypedConstraint*> sorted_;
 };
 
@@ -463,7 +470,7 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   queryObject_ = std::make_unique<btCollisionObject>();
   queryObject_->setCollisionShape(queryCapsule_.get());
   world_ = std::make_unique<IslandOrderedWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(),
-                                                config_.get());
+                                                config_.get(), settings_.islandOrderedSolve);
   world_->setGravity(toBt(settings_.gravity));
   // Sleeping and static bodies keep their AABBs; teleports update them explicitly.
   world_->setForceUpdateAllAabbs(false);

@@ -24,6 +24,7 @@ struct DrivenCharacter {
   const test::Character* data = nullptr;
   std::unique_ptr<handoff::Character> character;
   Transform root;
+  Transform inputRoot, previousInputRoot;  // the roots of the last two preSteps
   double animTime = 0.0;
   std::vector<Transform> locals;
 
@@ -32,6 +33,7 @@ struct DrivenCharacter {
     DrivenCharacter d;
     d.data = &c;
     d.root = root;
+    d.inputRoot = d.previousInputRoot = root;
     d.locals.resize(static_cast<size_t>(c.skeleton().jointCount()));
     c.clip().sample(0.0, WrapMode::Loop, d.locals);
     Result<std::unique_ptr<handoff::Character>> created =
@@ -47,13 +49,23 @@ struct DrivenCharacter {
   Status preStep(double dt = kRobustDt) {
     animTime += dt;
     data->clip().sample(animTime, WrapMode::Loop, locals);
+    previousInputRoot = inputRoot;
+    inputRoot = root;
     return character->preStep(AnimationInput{animTime, root, locals, false}, dt);
   }
-  /// Go ragdoll with a dense sample an eighth of a frame before the last input.
+  /// Go ragdoll with a dense sample an eighth of a frame before the last input. Its root is where
+  /// the moving root was then (between the last two inputs' roots), so the sample carries the
+  /// root's own motion (a root moving at 40 m/s gives 40 m/s, not 0 over the last eighth).
   const HandoffRecord& goRagdoll() {
     std::vector<Transform> dense(locals.size());
     data->clip().sample(animTime - kRobustDt / 8, WrapMode::Loop, dense);
-    const AnimationInput denseInput{animTime - kRobustDt / 8, root, dense, false};
+    Transform denseRoot = inputRoot;
+    if (previousInputRoot.translation != inputRoot.translation ||
+        previousInputRoot.rotation != inputRoot.rotation) {  // a still root stays bit for bit
+      denseRoot.translation = glm::mix(previousInputRoot.translation, inputRoot.translation, 7.0 / 8.0);
+      denseRoot.rotation = glm::slerp(previousInputRoot.rotation, inputRoot.rotation, 7.0 / 8.0);
+    }
+    const AnimationInput denseInput{animTime - kRobustDt / 8, denseRoot, dense, false};
     return character->goRagdoll(&denseInput);
   }
 };
