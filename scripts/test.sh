@@ -35,6 +35,7 @@ for target in bvh asset scenario; do
   [[ -f tests/fuzz/$target.dict ]] && dict=(-dict="tests/fuzz/$target.dict")
   echo "-- fuzzing $target for ${fuzz_seconds} s"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    LSAN_OPTIONS=suppressions="$PWD/tests/fuzz/lsan.supp" \
     "build-fuzz/tests/fuzz/handoff_fuzz_$target" -max_total_time="$fuzz_seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="build-fuzz/crash-$target-" "${dict[@]}" \
     "$work" "tests/fuzz/corpus/$target" "tests/fuzz/regressions/$target"
