@@ -290,6 +290,11 @@ Status saveRagdollFile(const RagdollAsset& asset, const std::string& path);
 void bodyPosesFromModels(const RagdollAsset& asset, std::span<const Transform> models,
                          const Transform& worldFromRoot, std::span<Transform> worldFromBodies);
 
+/// Lowest point of a shape placed by `worldFromShape` (world Y up): where it would touch a
+/// floor below it. A sphere's bottom, a capsule's lower cap bottom, a box's lowest corner height
+/// under its centre. The shape's origin for ShapeType::None. [m] Never allocates.
+Vec3 shapeLowestPoint(const ShapeDesc& shape, const Transform& worldFromShape);
+
 /// Distance between the surfaces of two shapes placed in one space; negative when they
 /// overlap (minus the penetration depth). [m] Exact for sphere, capsule and box pairs (GJK while
 /// apart, separating axes once the inner cores intersect). Never allocates.

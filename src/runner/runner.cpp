@@ -40,36 +40,6 @@ Result<const Clip*> findClip(const ImportedAsset& file, const ScenarioClip& ref,
   return &file.clips[static_cast<size_t>(ref.index)];
 }
 
-/// Lowest point of a body shape (where it touches a floor below): the contact marker the replay
-/// shows (the engine interface reports contact counts, not points).
-Vec3 lowestShapePoint(const ShapeDesc& s, const Transform& x) {
-  Vec3 p = x.translation;
-  switch (s.type) {
-    case ShapeType::Sphere:
-      p.y -= s.radius;
-      break;
-    case ShapeType::Capsule: {
-      const Vec3 axis = x.transformVector(Vec3{0, s.halfHeight, 0});
-      p += axis.y < 0 ? axis : -axis;
-      p.y -= s.radius;
-      break;
-    }
-    case ShapeType::Box: {
-      double extent = 0;
-      for (int i = 0; i < 3; ++i) {
-        Vec3 e{0.0};
-        e[i] = s.halfExtents[i];
-        extent += std::abs(x.transformVector(e).y);
-      }
-      p.y -= extent;
-      break;
-    }
-    case ShapeType::None:
-      break;
-  }
-  return p;
-}
-
 }  // namespace
 
 bool ScenarioResult::passed() const {
@@ -439,7 +409,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
       const std::uint8_t a = static_cast<std::uint8_t>(ch.ragdoll().authority(static_cast<int>(b)));
       frame.authority.push_back(ch.state() == CharacterState::Recovering ? kReplayAuthorityRecovering : a);
       if (world->contactCount(ch.ragdoll().body(static_cast<int>(b))) > 0) {
-        frame.contacts.push_back(lowestShapePoint(asset.bodies[b].shape, poses[b]));
+        frame.contacts.push_back(shapeLowestPoint(asset.bodies[b].shape, poses[b]));
       }
     }
     frame.capsuleEnabled = world->isEnabled(ch.ragdoll().capsule());

@@ -47,26 +47,7 @@ inline Replay emptyReplay(const Source& source, const std::string& name, double 
 }
 
 /// Lowest world point of a body's shape. [m]
-inline double lowestPoint(const ShapeDesc& s, const Transform& x) {
-  switch (s.type) {
-    case ShapeType::Sphere:
-      return x.translation.y - s.radius;
-    case ShapeType::Capsule:
-      return x.translation.y - std::abs(x.transformVector(Vec3{0, s.halfHeight, 0}).y) - s.radius;
-    case ShapeType::Box: {
-      double extent = 0;
-      for (int i = 0; i < 3; ++i) {
-        Vec3 e{0.0};
-        e[i] = s.halfExtents[i];
-        extent += std::abs(x.transformVector(e).y);
-      }
-      return x.translation.y - extent;
-    }
-    case ShapeType::None:
-      break;
-  }
-  return x.translation.y;
-}
+inline double lowestPoint(const ShapeDesc& s, const Transform& x) { return shapeLowestPoint(s, x).y; }
 
 /// The capsule standing on the ground under the root joint.
 inline Transform capsuleUnderRoot(const Replay& replay, const Vec3& rootWorld) {

@@ -54,29 +54,7 @@ inline double lowestShapePoint(const RagdollAsset& asset, std::span<const Transf
   double lowest = 1e30;
   for (size_t b = 0; b < asset.bodies.size(); ++b) {
     const ShapeDesc& s = asset.bodies[b].shape;
-    const Transform& x = worldFromBodies[b];
-    switch (s.type) {
-      case ShapeType::Sphere:
-        lowest = std::min(lowest, x.translation.y - s.radius);
-        break;
-      case ShapeType::Capsule: {
-        const Vec3 axis = x.transformVector(Vec3{0, s.halfHeight, 0});
-        lowest = std::min(lowest, x.translation.y - std::abs(axis.y) - s.radius);
-        break;
-      }
-      case ShapeType::Box: {
-        double extent = 0;
-        for (int i = 0; i < 3; ++i) {
-          Vec3 e{0.0};
-          e[i] = s.halfExtents[i];
-          extent += std::abs(x.transformVector(e).y);
-        }
-        lowest = std::min(lowest, x.translation.y - extent);
-        break;
-      }
-      case ShapeType::None:
-        break;
-    }
+    if (s.type != ShapeType::None) lowest = std::min(lowest, shapeLowestPoint(s, worldFromBodies[b]).y);
   }
   return lowest;
 }

@@ -27,17 +27,6 @@ namespace {
 constexpr double kDt = 1.0 / 60.0;
 constexpr int kSubsteps = 2;
 
-/// The lowest point of a shape (where it touches a floor below it). [m]
-Vec3 lowestShapePoint(const ShapeDesc& s, const Transform& x) {
-  Vec3 p = x.translation;
-  if (s.type == ShapeType::Capsule) {
-    const Vec3 axis = x.transformVector(Vec3{0, s.halfHeight, 0});
-    p += axis.y < 0 ? axis : -axis;
-  }
-  p.y = replay_test::lowestPoint(s, x);
-  return p;
-}
-
 /// What every physics frame records from the engine: capsule, contacts (the engine interface
 /// reports contact counts, not points: one point per body in contact, its lowest point) and the
 /// figures the engine gives. frame.time and frame.worldFromBodies must be set.
@@ -49,7 +38,7 @@ void recordEngine(const PhysicsWorld& world, const Ragdoll& ragdoll, int pelvis,
   frame.worldFromCapsule = world.transform(ragdoll.capsule());
   for (size_t b = 0; b < poses.size(); ++b) {
     if (world.contactCount(ragdoll.body(static_cast<int>(b))) > 0) {
-      frame.contacts.push_back(lowestShapePoint(asset.bodies[b].shape, poses[b]));
+      frame.contacts.push_back(shapeLowestPoint(asset.bodies[b].shape, poses[b]));
     }
   }
   const StepStats& stats = world.lastStepStats();
