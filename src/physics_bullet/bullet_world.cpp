@@ -237,6 +237,11 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
     const int a = c.getRigidBodyA().getIslandTag();
     return a >= 0 ? a : c.getRigidBodyB().getIslandTag();
   }
+  // Orders constraints by island alone, for finding one island's run in the sorted list.
+  struct IslandLess {
+    bool operator()(const btTypedConstraint* c, int island) const { return islandOf(*c) < island; }
+    bool operator()(int island, const btTypedConstraint* c) const { return island < islandOf(*c); }
+  };
   static bool objectBefore(const btCollisionObject* a, const btCollisionObject* b) {
     return a->getUserIndex() < b->getUserIndex();
   }
@@ -248,14 +253,10 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
       std::vector<btTypedConstraint*>& all = world_.sorted_;
       btTypedConstraint** first = all.empty() ? nullptr : all.data();
       int count = static_cast<int>(all.size());
-      if (islandId >= 0) {  // this island's constraints (contiguous after the sort)
-        count = 0;
-        first = nullptr;
-        for (btTypedConstraint*& c : all) {
-          if (islandOf(*c) != islandId) continue;
-          if (!first) first = &c;
-          ++count;
-        }
+      if (islandId >= 0) {  // this island's constraints: one contiguous run after the sort
+        const auto [begin, end] = std::equal_range(all.begin(), all.end(), islandId, IslandLess{});
+        first = begin == end ? nullptr : &*begin;
+        count = static_cast<int>(end - begin);
         std::sort(bodies, bodies + numBodies, objectBefore);
         std::sort(manifolds, manifolds + numManifolds,
                   [](const btPersistentManifold* a, const btPersistentManifold* b) {
