@@ -140,13 +140,35 @@ class ResizableCapsule final : public btCapsuleShape {
   }
 };
 
+/// A shape's getAngularMotionDisc() and getContactBreakingThreshold(gContactBreakingThreshold),
+/// computed once when the adapter creates the shape (its btCollisionShape user pointer): Bullet
+/// derives both from getAabb() on every call, which the speculative refresh below did for every
+/// manifold and substep (about a sixth of a crowd step). Shapes never change after creation.
+struct ShapeMotion {
+  double disc = 0.0;
+  double breakingFactor = 0.0;  // the gContactBreakingThreshold `breaking` was computed with
+  double breaking = 0.0;
+};
+
+double angularMotionDisc(const btCollisionShape& shape) {
+  const auto* cached = static_cast<const ShapeMotion*>(shape.getUserPointer());
+  return cached != nullptr ? cached->disc : shape.getAngularMotionDisc();
+}
+
+double contactBreakingThreshold(const btCollisionShape& shape) {
+  const auto* cached = static_cast<const ShapeMotion*>(shape.getUserPointer());
+  return cached != nullptr && cached->breakingFactor == gContactBreakingThreshold
+             ? cached->breaking
+             : shape.getContactBreakingThreshold(gContactBreakingThreshold);
+}
+
 /// Distance a body may travel toward anything in one substep: |v| h + |w| R h (R: the shape's
 /// bounding radius). Static bodies do not move. [m]
 double substepReach(const btCollisionObject& object, double h) {
   const btRigidBody* body = btRigidBody::upcast(&object);
   if (body == nullptr || object.isStaticObject()) return 0.0;
   return h * (body->getLinearVelocity().length() +
-              body->getAngularVelocity().length() * object.getCollisionShape()->getAngularMotionDisc());
+              body->getAngularVelocity().length() * angularMotionDisc(*object.getCollisionShape()));
 }
 
 /// Speculative contacts: a manifold's contact breaking threshold is the distance up to which the
@@ -164,6 +186,9 @@ class SpeculativeDispatcher final : public btCollisionDispatcher {
     return manifold;
   }
   /// Before a substep of length h: every manifold to max(Bullet's threshold, the pair's reach).
+  /// Manifolds between two bodies that are both asleep (or static) are left alone: no narrowphase
+  /// runs for such a pair (btCollisionDispatcher::needsCollision), and the substep that wakes one
+  /// of them refreshes it before its next narrowphase. A sleeping pile costs no refresh.
   void refresh(double h) {
     substep_ = h;
     const int count = getNumManifolds();
@@ -171,9 +196,9 @@ class SpeculativeDispatcher final : public btCollisionDispatcher {
       btPersistentManifold& m = *getManifoldByIndexInternal(i);
       const btCollisionObject& a = *m.getBody0();
       const btCollisionObject& b = *m.getBody1();
-      const double base =
-          std::min(a.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold),
-                   b.getCollisionShape()->getContactBreakingThreshold(gContactBreakingThreshold));
+      if (!a.isActive() && !b.isActive()) continue;
+      const double base = std::min(contactBreakingThreshold(*a.getCollisionShape()),
+                                   contactBreakingThreshold(*b.getCollisionShape()));
       widen(m, base);
     }
   }
@@ -198,6 +223,7 @@ struct ShapeEntry {
   ShapeKey key;
   std::unique_ptr<btCollisionShape> shape;
   int refs = 0;
+  std::unique_ptr<ShapeMotion> motion;  // the shape's user pointer
 };
 
 // btDiscreteDynamicsWorld solving every simulation island on its own, with its manifolds and
@@ -564,7 +590,12 @@ btCollisionShape* BulletWorld::acquireShape(const ShapeKey& key) {
       shape = std::make_unique<btStaticPlaneShape>(btVector3(key.v[0], key.v[1], key.v[2]), key.v[3]);
       break;
   }
-  shapes_.push_back(ShapeEntry{key, std::move(shape), 1});
+  auto motion = std::make_unique<ShapeMotion>();
+  motion->disc = shape->getAngularMotionDisc();
+  motion->breakingFactor = gContactBreakingThreshold;
+  motion->breaking = shape->getContactBreakingThreshold(gContactBreakingThreshold);
+  shape->setUserPointer(motion.get());
+  shapes_.push_back(ShapeEntry{key, std::move(shape), 1, std::move(motion)});
   return shapes_.back().shape.get();
 }
 
