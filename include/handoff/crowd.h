@@ -181,9 +181,10 @@ struct CrowdStats {
   int sleepingBodies = 0;   ///< Simulated and asleep.
   int frozenBodies = 0;     ///< Out of the simulation.
   int contactPoints = 0;
-  int bodySteps = 0;   ///< Simulated bodies x substeps of the last step.
-  int merges = 0;      ///< Spaces merged into another during the last step.
-  int splits = 0;      ///< Spaces split off during the last step.
+  int bodySteps =
+      0;           ///< Bodies of the spaces stepped (all-asleep spaces are not) x substeps of the last step.
+  int merges = 0;  ///< Spaces merged into another during the last step.
+  int splits = 0;  ///< Spaces split off during the last step.
   int migrations = 0;  ///< Characters moved between spaces during the last step.
   int frozenNow = 0;   ///< Characters frozen during the last step.
   int thawedNow = 0;   ///< Characters thawed during the last step.

@@ -480,9 +480,12 @@ struct Crowd::Impl {
     }
   }
 
-  /// Spaces to step and their members (CSR, character order); spaces whose characters are all
-  /// frozen hold no member and are not stepped.
-  void buildStepLists() {
+  /// Spaces to step and their members (CSR, character order). Spaces whose characters are all
+  /// frozen hold no member; spaces whose members are all asleep are not stepped either (nothing
+  /// in them can move or wake: Bullet wakes a sleeping body only through an awake one in the same
+  /// world, and the API calls that wake one make its character active), their members only count
+  /// their sleeping time (`dt`).
+  void buildStepLists(double dt) {
     const int n = static_cast<int>(characters.size());
     spaceMemberStart.assign(spaces.size() + 1, 0);
     for (int c = 0; c < n; ++c) {
@@ -498,7 +501,17 @@ struct Crowd::Impl {
     }
     stepList.clear();
     for (size_t s = 0; s < spaces.size(); ++s) {
-      if (spaceMemberStart[s + 1] > spaceMemberStart[s]) stepList.push_back(static_cast<int>(s));
+      bool awake = false;
+      for (int m = spaceMemberStart[s]; m < spaceMemberStart[s + 1] && !awake; ++m) {
+        awake = characters[static_cast<size_t>(spaceMembers[static_cast<size_t>(m)])].state ==
+                CrowdCharacterState::Active;
+      }
+      if (awake) {
+        stepList.push_back(static_cast<int>(s));
+        continue;
+      }
+      for (int m = spaceMemberStart[s]; m < spaceMemberStart[s + 1]; ++m)
+        characters[static_cast<size_t>(spaceMembers[static_cast<size_t>(m)])].asleepTime += dt;
     }
     // Biggest spaces first: better balance across threads (the result does not depend on it).
     std::stable_sort(stepList.begin(), stepList.end(), [&](int a, int b) {
@@ -568,10 +581,18 @@ struct Crowd::Impl {
         }
       }
     }
-    s.contactPoints = 0;
-    for (int sp : stepList)
-      s.contactPoints += spaces[static_cast<size_t>(sp)]->world->lastStepStats().contactPoints;
-    s.bodySteps = s.simulatedBodies * settings.substeps;
+    s.contactPoints = 0;  // sleeping spaces: their contacts as of their last step
+    for (const auto& sp : spaces) {
+      if (sp->members > 0) s.contactPoints += sp->world->lastStepStats().contactPoints;
+    }
+    s.bodySteps = 0;  // bodies of the spaces stepped
+    for (int sp : stepList) {
+      for (int m = spaceMemberStart[static_cast<size_t>(sp)];
+           m < spaceMemberStart[static_cast<size_t>(sp) + 1]; ++m)
+        s.bodySteps +=
+            characters[static_cast<size_t>(spaceMembers[static_cast<size_t>(m)])].instance.bodyCount;
+    }
+    s.bodySteps *= settings.substeps;
   }
 };
 
@@ -697,7 +718,7 @@ void Crowd::step(double dt, ThreadPool& pool) {
   int occupiedAfter = 0;
   for (const auto& s : m.spaces) occupiedAfter += s->members > 0 ? 1 : 0;
   m.stats.merges = std::max(0, occupiedBefore + m.stats.splits - occupiedAfter);
-  m.buildStepLists();
+  m.buildStepLists(dt);
   m.stepDt = dt;
   pool.parallelFor(static_cast<int>(m.stepList.size()), &Impl::stepSpaceTask, &m);
   m.sleepAndFreeze();
