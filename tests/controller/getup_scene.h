@@ -11,13 +11,13 @@
 #include <array>
 #include <cstdio>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "support/clip_scene.h"
+#include "support/stance.h"
 
 namespace handoff::test {
 
@@ -151,20 +151,7 @@ struct GetUpScene {
   }
 
   /// Lowest displayed point (joints and end sites) of the subtree under `top`. [m]
-  double lowestDisplayedUnder(int top) {
-    const std::vector<Transform> w = displayedWorld();
-    const Skeleton& s = c->skeleton();
-    double lowest = std::numeric_limits<double>::infinity();
-    for (int j = 0; j < s.jointCount(); ++j) {
-      int a = j;
-      while (a != kNoParent && a != top) a = s.parents[static_cast<size_t>(a)];
-      if (a != top) continue;
-      const Transform& m = w[static_cast<size_t>(j)];
-      lowest =
-          std::min({lowest, m.translation.y, m.transformPoint(s.endSiteOffset[static_cast<size_t>(j)]).y});
-    }
-    return lowest;
-  }
+  double lowestDisplayedUnder(int top) { return lowestUnder(c->skeleton(), displayedWorld(), top); }
 
   const GetUpClip& chosen() const {
     return ch->recoveries().back().facing == Facing::Supine ? *supine : *prone;
@@ -183,8 +170,12 @@ struct RunFigures {
   double worstFootJump = 0.0;
   double worstPelvisStep = 0.0;  ///< Per frame, raw. [m]
   double worstFootStep = 0.0;
-  double finalPelvisHeight = 0.0;                   ///< Displayed, when the recovery finished. [m]
+  double finalPelvisHeight = 0.0;    ///< Displayed, when the recovery finished. [m]
+  double clipEndPelvisHeight = 0.0;  ///< The chosen clip's own last-frame pelvis above its floor. [m]
   std::array<double, 2> finalFootHeight{1.0, 1.0};  ///< Lowest point under each foot. [m]
+  /// Per frame of the resumed run (its first second), beyond the run clip's own motion. [m]
+  double worstResumePelvisJump = 0.0;
+  double worstResumeFootJump = 0.0;
   int blockingViolations = 0;
   bool recovered = false;
   bool ranAgain = false;
@@ -256,9 +247,26 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       jump(scene.feet[0], &f.worstFootJump, &f.worstFootStep);
       jump(scene.feet[1], &f.worstFootJump, &f.worstFootStep);
     }
+    if (f.recovered && !previous.empty() && ch.state() == CharacterState::Animated) {
+      // Running again: the run clip's own motion of each joint over this frame.
+      c.clip(runClip).sample(scene.clipTime, WrapMode::Loop, clipA);
+      c.clip(runClip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, clipB);
+      localToModel(skeleton, clipA, modelsA);
+      localToModel(skeleton, clipB, modelsB);
+      auto jump = [&](int joint, double* beyond) {
+        const auto j = static_cast<size_t>(joint);
+        const double moved = glm::length(shown[j].translation - previous[j].translation);
+        const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
+        *beyond = std::max(*beyond, moved - own);
+      };
+      jump(scene.pelvis, &f.worstResumePelvisJump);
+      jump(scene.feet[0], &f.worstResumeFootJump);
+      jump(scene.feet[1], &f.worstResumeFootJump);
+    }
     previous = shown;
     if (ch.takeRecoveryFinished()) {
       f.recovered = true;
+      f.clipEndPelvisHeight = scene.chosen().info.endPelvisHeight;
       f.finalPelvisHeight = shown[static_cast<size_t>(scene.pelvis)].translation.y;
       f.finalFootHeight = {scene.lowestDisplayedUnder(scene.feet[0]),
                            scene.lowestDisplayedUnder(scene.feet[1])};
@@ -266,9 +274,9 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       scene.root =
           rootToStartClip(c.clip(runClip), skeleton, scene.pelvis, c.asset->modelForward, ch.displayRoot());
       scene.clipTime = 0.0;
-      previous.clear();
     } else if (f.recovered && ch.state() == CharacterState::Animated) {
-      // A second of running again, continuous with the get-up's last frame.
+      // A second of running again, cut in at the get-up's last frame (the game resumes its own
+      // animation; the per-frame jumps of that cut are measured above).
       if (scene.clipTime > 1.0) f.ranAgain = true;
     }
   }

@@ -1,33 +1,22 @@
 // Retargeting get-up clips through the humanoid maps (issue 5): the DeepMimic get-ups onto the
 // CMU 01_01 character.
 #include "recovery/recovery_test_util.h"
+#include "support/stance.h"
 #include "support/test_math.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <string>
 
 namespace handoff {
 namespace {
 
+using test::hipAboveFeet;
+using test::lowestUnder;
 using test::rotNear;
 using test::vecNear;
-
-/// Lowest point (joints and end sites) of the subtree under `top` in a model pose. [m]
-double lowestUnder(const Skeleton& s, std::span<const Transform> models, int top) {
-  double lowest = std::numeric_limits<double>::infinity();
-  for (int j = 0; j < s.jointCount(); ++j) {
-    int a = j;
-    while (a != kNoParent && a != top) a = s.parents[static_cast<size_t>(a)];
-    if (a != top) continue;
-    const Transform& m = models[static_cast<size_t>(j)];
-    lowest = std::min({lowest, m.translation.y, m.transformPoint(s.endSiteOffset[static_cast<size_t>(j)]).y});
-  }
-  return lowest;
-}
 
 /// A target rig with its own upright standing frame (for its standing hip height).
 struct TargetRig {
@@ -58,13 +47,6 @@ TargetRig loadRig(const std::string& name, const std::string& file, double unitS
   EXPECT_TRUE(map.ok()) << (map.ok() ? "" : map.error());
   if (map.ok()) rig.map = *map;
   return rig;
-}
-
-/// Pelvis above the lowest foot point (joints and end sites) in a model pose. [m]
-double hipAboveFeet(const Skeleton& s, const HumanoidMap& map, std::span<const Transform> models) {
-  const double feet =
-      std::min(lowestUnder(s, models, map[Slot::FootL]), lowestUnder(s, models, map[Slot::FootR]));
-  return models[static_cast<size_t>(map[Slot::Pelvis])].translation.y - feet;
 }
 
 /// Knee bend of a leg: the angle between thigh (hip -> knee) and shin (knee -> ankle). [rad]
