@@ -24,7 +24,9 @@
 //   (Bullet's own spring row is explicit in the stiffness and ignores any torque limit.)
 // - Anchors: after every substep, joints whose anchors are more than kProjectionTolerance apart
 //   are projected back (non-linear Gauss-Seidel, like Jolt's position iterations), see
-//   projectJointAnchors(). It removes the arc drift of fast-spinning links on impacts.
+//   projectJointAnchors(). It removes the arc drift of fast-spinning links on impacts. The
+//   projection never moves a body deeper into a static or kinematic body than it was (it once
+//   put a limb 6.6 cm into a wall hit at 40 m/s): keepProjectedBodiesOutOfFixedBodies().
 // - Contacts are speculative up to what a pair can close in one substep (SpeculativeDispatcher).
 // - Bullet does not warm-start joint rows (btSequentialImpulseConstraintSolver rebuilds them with
 //   zero impulse every substep; btGeneric6DofSpring2Constraint keeps no accumulated impulse);
@@ -323,6 +325,10 @@ struct BodySlot {
   Vec3 moveRotation{0.0};  // short-arc rotation vector from start to target (world)
   Vec3 moveLinearVelocity{0.0};
   Vec3 moveAngularVelocity{0.0};
+  // Anchor projection (projectJointAnchors): whether it moved the body in this substep, and the
+  // body's transform before it did.
+  bool projected = false;
+  btTransform beforeProjection = btTransform::getIdentity();
 };
 
 struct JointSlot {
@@ -449,6 +455,7 @@ class BulletWorld final : public PhysicsWorld {
   void applyLimits(JointSlot& joint, const Vec3& lower, const Vec3& upper);
   void finishKinematicMoves();
   void projectJointAnchors();
+  void keepProjectedBodiesOutOfFixedBodies();
   void advanceKinematicMoves();
   void collectStats(int substeps);
 
@@ -1399,7 +1406,9 @@ void BulletWorld::projectJointAnchors() {
   // Each pass moves the two bodies along the point constraint's effective mass
   // K = (1/mA + 1/mB) I - [rA]x IA^-1 [rA]x - [rB]x IB^-1 [rB]x so the anchors coincide (as Jolt's
   // position iterations do). Velocities are untouched.
+  bool anyProjected = false;
   for (int pass = 0; pass < kJointPositionIterations; ++pass) {
+    bool movedInPass = false;
     for (JointSlot& joint : joints_) {
       if (!joint.constraint || !joint.inWorld) continue;
       btRigidBody& a = *bodies_[joint.bodyA].body;
@@ -1429,9 +1438,14 @@ void BulletWorld::projectJointAnchors() {
           k;
       if (!(std::abs(k.determinant()) > 1e-18)) continue;
       const btVector3 p = k.inverse() * error;  // a "positional impulse": +p on A, -p on B
-      const auto move = [](btRigidBody& body, const btVector3& impulse, const btVector3& r, double invMass) {
+      const auto move = [](BodySlot& slot, const btVector3& impulse, const btVector3& r, double invMass) {
         if (invMass == 0.0) return;
+        btRigidBody& body = *slot.body;
         btTransform t = body.getCenterOfMassTransform();
+        if (!slot.projected) {
+          slot.projected = true;
+          slot.beforeProjection = t;
+        }
         t.setOrigin(t.getOrigin() + impulse * invMass);
         const btVector3 theta = body.getInvInertiaTensorWorld() * r.cross(impulse);
         const double angle = theta.length();
@@ -1442,8 +1456,68 @@ void BulletWorld::projectJointAnchors() {
         }
         body.setCenterOfMassTransform(t);  // keeps velocities, updates the world inertia
       };
-      move(a, p, ra, invMassA);
-      move(b, -p, rb, invMassB);
+      move(bodies_[joint.bodyA], p, ra, invMassA);
+      move(bodies_[joint.bodyB], -p, rb, invMassB);
+      movedInPass = true;
+    }
+    if (!movedInPass) break;
+    anyProjected = true;
+    keepProjectedBodiesOutOfFixedBodies();
+  }
+  if (!anyProjected) return;
+  for (const JointSlot& joint : joints_) {
+    if (!joint.constraint) continue;
+    bodies_[joint.bodyA].projected = false;
+    bodies_[joint.bodyB].projected = false;
+  }
+}
+
+void BulletWorld::keepProjectedBodiesOutOfFixedBodies() {
+  // The projection moves bodies without looking at their contacts: a limb whose joint is pulled
+  // by a heavier body hitting a wall at 40 m/s was put 6.6 cm into the wall (its centre past the
+  // face). For every contact of a projected dynamic body with a static or kinematic one, undo
+  // the part of the projection's displacement that put the contact point deeper than it was
+  // before the projection (or into penetration, when it was apart), by translating the body
+  // along the contact normal. Contacts between two dynamic bodies are left to the solver.
+  const int manifolds = dispatcher_->getNumManifolds();
+  for (int m = 0; m < manifolds; ++m) {
+    const btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(m);
+    if (manifold->getNumContacts() == 0) continue;
+    const btCollisionObject* object0 = manifold->getBody0();
+    const btCollisionObject* object1 = manifold->getBody1();
+    const bool fixed0 = object0->isStaticOrKinematicObject();
+    const bool fixed1 = object1->isStaticOrKinematicObject();
+    if (fixed0 == fixed1) continue;
+    const btCollisionObject* movedObject = fixed0 ? object1 : object0;
+    const btCollisionObject* fixedObject = fixed0 ? object0 : object1;
+    const int index = movedObject->getUserIndex();
+    if (index < 0 || static_cast<std::size_t>(index) >= bodies_.size()) continue;
+    BodySlot& slot = bodies_[static_cast<std::size_t>(index)];
+    if (!slot.projected || slot.body.get() != movedObject) continue;
+    const btTransform& now = slot.body->getCenterOfMassTransform();
+    const btTransform& fixedTransform = fixedObject->getWorldTransform();
+    double push = 0.0;
+    btVector3 pushNormal(0.0, 0.0, 0.0);
+    for (int c = 0; c < manifold->getNumContacts(); ++c) {
+      const btManifoldPoint& point = manifold->getContactPoint(c);
+      // Bullet's normal points from body 1 (B) toward body 0 (A); make it point from the fixed
+      // body toward the moved one.
+      const btVector3 normal = fixed0 ? -point.m_normalWorldOnB : point.m_normalWorldOnB;
+      const btVector3& movedLocal = fixed0 ? point.m_localPointB : point.m_localPointA;
+      const btVector3& fixedLocal = fixed0 ? point.m_localPointA : point.m_localPointB;
+      const btVector3 onFixed = fixedTransform * fixedLocal;
+      const double before = (slot.beforeProjection * movedLocal - onFixed).dot(normal);
+      const double after = (now * movedLocal - onFixed).dot(normal);
+      const double allowed = std::min(before, 0.0);
+      if (after < allowed && allowed - after > push) {
+        push = allowed - after;
+        pushNormal = normal;
+      }
+    }
+    if (push > 0.0) {
+      btTransform t = now;
+      t.setOrigin(t.getOrigin() + pushNormal * push);
+      slot.body->setCenterOfMassTransform(t);
     }
   }
 }
