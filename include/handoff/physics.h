@@ -160,6 +160,18 @@ struct WorldSettings {
   /// and ordering (results still deterministic for the same input). See docs/TUNING.md.
   /// [default false]
   bool islandOrderedSolve = false;
+  /// Warm-start joint rows: every joint row (anchor, limit, motor) starts each substep's solve
+  /// with the impulse it ended the previous substep with, as contacts do (Bullet rebuilds joint
+  /// rows from zero impulse every substep). Without it a motor holding a pose against contacts
+  /// never converges in 10 iterations: a dead ragdoll lying on the floor with its motors on
+  /// creeps at a steady 3.8 cm/s (3.0 at 12 iterations, 0.8 at 40), above the sleep speed, and a
+  /// pile never sleeps (docs/CROWDS.md). [default false: the tuned character tests were measured
+  /// without it; crowds turn it on]
+  bool warmStartJoints = false;
+  /// Joint rows get this many times solverIterations (Bullet then iterates contacts as often
+  /// too: they share the loop). 2 keeps a 16-link chain's anchors within 5 cm after a 100 m drop
+  /// at one substep per 60 Hz step (1: 6.7 cm) for 20 % more step time. [>= 1] [default 2]
+  int jointIterationFactor = 2;
 };
 
 /// A point where a body's shape comes near another body (closestPoints()).

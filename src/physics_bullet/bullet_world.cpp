@@ -61,10 +61,6 @@ namespace {
 /// joint ERP (0.2 by default) a pendulum at 60 Hz x 2 drifts 3 mm and loses 6 % of its energy;
 /// 0.8 gives 0.8 mm and 1.8 %. No CFM: the anchor rows are rigid.
 constexpr double kLinearStopErp = 0.8;
-/// Solver iterations of joint rows relative to contacts (Bullet solves joints first in every
-/// iteration). 2x keeps a 16-link chain's anchors within 5 cm after a 100 m drop even at one
-/// substep per 60 Hz step (1x: 6.7 cm) for 20 % more step time.
-constexpr int kJointIterationFactor = 2;
 /// Position passes over the joints' anchor constraints after every substep (see
 /// projectJointAnchors()); Jolt's default is 2 position iterations. With 4, a violent 10 m fall
 /// stays within 6 mm (no projection: 11 cm at 1 substep, 2.7 cm at 2).
@@ -211,6 +207,88 @@ class SpeculativeDispatcher final : public btCollisionDispatcher {
     m.setContactBreakingThreshold(std::max(base, std::min(reach, kMaxSpeculativeDistance)));
   }
   double substep_ = 1.0 / 60.0;
+};
+
+/// btSequentialImpulseConstraintSolver with warm-started joint rows (WorldSettings::
+/// warmStartJoints). Bullet's convertJoint() starts every joint row at zero impulse; here each
+/// row starts at the impulse it ended the previous substep with (clamped to its current bounds)
+/// and that impulse is applied to the solver bodies before the iterations, as Bullet does for
+/// contact points. A joint's rows are matched by position while its row count is unchanged (a
+/// limit engaging or releasing changes the count: that joint starts cold). Impulses are kept per
+/// joint slot (the constraint's user id).
+class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
+ public:
+  static constexpr int kMaxRows = 12;  // 3 linear + 3 angular axes, each a limit and a motor row
+  struct Rows {
+    int count = 0;  // rows last substep; 0: cold
+    double impulse[kMaxRows] = {};
+  };
+  bool enabled = false;
+  /// Room for joint slot `index` (called when a joint is created: no allocation in a step).
+  void prepare(std::uint32_t index) {
+    if (rows_.size() <= index) rows_.resize(index + 1);
+    rows_[index] = Rows{};
+  }
+  void forget(std::uint32_t index) {
+    if (index < rows_.size()) rows_[index] = Rows{};
+  }
+
+ protected:
+  btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies,
+                                        btPersistentManifold** manifolds, int numManifolds,
+                                        btTypedConstraint** constraints, int numConstraints,
+                                        const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override {
+    const btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
+        bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+    if (!enabled) return r;
+    forEachJoint([&](Rows& rows, int first, int count) {
+      if (rows.count != count) return;
+      for (int k = 0; k < count; ++k) {
+        btSolverConstraint& row = m_tmpSolverNonContactConstraintPool[first + k];
+        const double impulse = std::clamp(rows.impulse[k], static_cast<double>(row.m_lowerLimit),
+                                          static_cast<double>(row.m_upperLimit));
+        if (impulse == 0.0) continue;
+        row.m_appliedImpulse = impulse;
+        btSolverBody& a = m_tmpSolverBodyPool[row.m_solverBodyIdA];
+        btSolverBody& b = m_tmpSolverBodyPool[row.m_solverBodyIdB];
+        a.internalApplyImpulse(row.m_contactNormal1 * a.internalGetInvMass(), row.m_angularComponentA,
+                               impulse);
+        b.internalApplyImpulse(row.m_contactNormal2 * b.internalGetInvMass(), row.m_angularComponentB,
+                               impulse);
+      }
+    });
+    return r;
+  }
+
+  btScalar solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
+                                         const btContactSolverInfo& info) override {
+    if (enabled) {
+      forEachJoint([&](Rows& rows, int first, int count) {
+        rows.count = count <= kMaxRows ? count : 0;
+        for (int k = 0; k < rows.count; ++k)
+          rows.impulse[k] = m_tmpSolverNonContactConstraintPool[first + k].m_appliedImpulse;
+      });
+    }
+    return btSequentialImpulseConstraintSolver::solveGroupCacheFriendlyFinish(bodies, numBodies, info);
+  }
+
+ private:
+  /// Calls f(rows, first, count) for every joint's run of rows in the group being solved.
+  template <typename F>
+  void forEachJoint(F&& f) {
+    const int n = m_tmpSolverNonContactConstraintPool.size();
+    int first = 0;
+    while (first < n) {
+      const void* owner = m_tmpSolverNonContactConstraintPool[first].m_originalContactPoint;
+      int end = first + 1;
+      while (end < n && m_tmpSolverNonContactConstraintPool[end].m_originalContactPoint == owner) ++end;
+      const int id = static_cast<const btTypedConstraint*>(owner)->getUserConstraintId();
+      if (id >= 0 && static_cast<std::size_t>(id) < rows_.size())
+        f(rows_[static_cast<std::size_t>(id)], first, end - first);
+      first = end;
+    }
+  }
+  std::vector<Rows> rows_;
 };
 
 struct ShapeKey {
@@ -463,7 +541,7 @@ class BulletWorld final : public PhysicsWorld {
   std::unique_ptr<btDefaultCollisionConfiguration> config_;
   std::unique_ptr<SpeculativeDispatcher> dispatcher_;
   std::unique_ptr<btDbvtBroadphase> broadphase_;
-  std::unique_ptr<btSequentialImpulseConstraintSolver> solver_;
+  std::unique_ptr<JointWarmStartSolver> solver_;
   std::vector<ShapeEntry> shapes_;
   std::unique_ptr<ResizableCapsule> queryCapsule_;
   std::unique_ptr<btCollisionObject> queryObject_;
@@ -487,6 +565,7 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   // Sanitise: the settings() getter reports what is in use.
   if (!isFinite(settings_.gravity)) settings_.gravity = Vec3{0.0, -9.81, 0.0};
   settings_.solverIterations = std::max(1, settings_.solverIterations);
+  settings_.jointIterationFactor = std::max(1, settings_.jointIterationFactor);
   if (!finite(settings_.jointErp)) settings_.jointErp = 0.2;
   settings_.jointErp = std::clamp(settings_.jointErp, 0.0, 1.0);
   if (!finite(settings_.sleepLinearSpeed) || settings_.sleepLinearSpeed < 0.0)
@@ -499,7 +578,8 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   config_ = std::make_unique<btDefaultCollisionConfiguration>();
   dispatcher_ = std::make_unique<SpeculativeDispatcher>(config_.get());
   broadphase_ = std::make_unique<btDbvtBroadphase>();
-  solver_ = std::make_unique<btSequentialImpulseConstraintSolver>();
+  solver_ = std::make_unique<JointWarmStartSolver>();
+  solver_->enabled = settings_.warmStartJoints;
   queryCapsule_ = std::make_unique<ResizableCapsule>();
   queryObject_ = std::make_unique<btCollisionObject>();
   queryObject_->setCollisionShape(queryCapsule_.get());
@@ -893,6 +973,7 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
   }
   btGeneric6DofSpring2Constraint& c = *joint.constraint;
   c.setUserConstraintId(static_cast<int>(index));
+  solver_->prepare(index);
   c.setLinearLowerLimit(btVector3(0.0, 0.0, 0.0));
   c.setLinearUpperLimit(btVector3(0.0, 0.0, 0.0));
   applyLimits(joint, lower, upper);
@@ -902,7 +983,7 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
     c.setParam(BT_CONSTRAINT_STOP_CFM, 0.0, axis + 3);
     c.setParam(BT_CONSTRAINT_ERP, 1.0, axis + 3);  // motor ERP: see updateMotor()
   }
-  c.setOverrideNumSolverIterations(kJointIterationFactor * settings_.solverIterations);
+  c.setOverrideNumSolverIterations(settings_.jointIterationFactor * settings_.solverIterations);
 
   if (!desc.collideConnected) {
     // Collision exclusion is kept on the bodies independently of the constraint's presence in the
@@ -930,6 +1011,7 @@ void BulletWorld::updateJointMembership(JointSlot& joint) {
   if (want == joint.inWorld) return;
   if (want) {
     world_->addConstraint(joint.constraint.get(), false);  // collision exclusion handled by us
+    solver_->forget(static_cast<std::uint32_t>(joint.constraint->getUserConstraintId()));  // starts cold
   } else {
     world_->removeConstraint(joint.constraint.get());
   }
@@ -1170,6 +1252,7 @@ void BulletWorld::sleep(BodyId id) {
 void BulletWorld::resetWarmStart(JointId id) {
   HANDOFF_JOINT_OR_RETURN(joint, id);
   joint->constraint->internalSetAppliedImpulse(0.0);
+  solver_->forget(id.value & kIndexMask);
   const btCollisionObject* a = bodies_[joint->bodyA].body.get();
   const btCollisionObject* b = bodies_[joint->bodyB].body.get();
   const int numManifolds = dispatcher_->getNumManifolds();
