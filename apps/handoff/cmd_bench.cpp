@@ -48,6 +48,9 @@ nlohmann::json pileJson(const PileBenchResult& r) {
           {"contact_points_end", r.contactPointsEnd},
           {"spaces_end", r.spacesEnd},
           {"all_asleep_s", r.allAsleepTime},
+          {"max_speed_before_sleep_m_s", r.maxSpeedBeforeSleep},
+          {"max_angular_speed_before_sleep_rad_s", r.maxAngularSpeedBeforeSleep},
+          {"max_speed_end_m_s", r.maxSpeedEnd},
           {"peak_rss_kb", r.peakRssKb},
           {"hash", hex(r.hash)}};
 }
@@ -78,11 +81,13 @@ void printPile(const PileBenchResult& r) {
       "(%.0f ns)\n"
       "           end: %d active, %d sleeping, %d frozen bodies, %d contact points, %d spaces, all asleep at "
       "%.2f s\n"
+      "           fastest body before the last awake step %.3f m/s %.3f rad/s, at the end %.3f m/s\n"
       "           peak memory %.1f MiB, hash %s\n",
       r.threads, r.threads == 1 ? " " : "s", r.stepsPerSecond, r.msPerStep, r.worstStepMs, r.cpuMsPerStep,
       r.nsPerBodyStep, r.nsPerBodyStep / referenceNs(r.threads), referenceNs(r.threads), r.activeBodiesEnd,
       r.sleepingBodiesEnd, r.frozenBodiesEnd, r.contactPointsEnd, r.spacesEnd, r.allAsleepTime,
-      r.peakRssKb / 1024.0, hex(r.hash).c_str());
+      r.maxSpeedBeforeSleep, r.maxAngularSpeedBeforeSleep, r.maxSpeedEnd, r.peakRssKb / 1024.0,
+      hex(r.hash).c_str());
 }
 
 }  // namespace

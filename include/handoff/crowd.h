@@ -122,8 +122,16 @@ void mapReducedToFull(const ReducedRagdoll& reduced, std::span<const Transform> 
 // ------------------------------------------------------------------------------------------------
 
 struct CrowdSettings {
-  WorldSettings world;  ///< Settings of every space.
-  int substeps = 1;     ///< Substeps per step. [>= 1]
+  /// Settings of every space. Crowds warm-start joint rows (WorldSettings::warmStartJoints): the
+  /// motors holding a dead pose then converge and a ragdoll lying on the floor comes to rest
+  /// instead of creeping at 3.8 cm/s for ever (docs/CROWDS.md).
+  WorldSettings world = [] {
+    WorldSettings w;
+    w.warmStartJoints = true;
+    w.jointIterationFactor = 1;
+    return w;
+  }();
+  int substeps = 1;  ///< Substeps per step. [>= 1]
   /// Character bounds (the box around its bodies' shapes) are grown by this before clusters are
   /// found: characters closer than this share a space. [m] [default 0.3]
   double clusterMargin = 0.3;
@@ -181,6 +189,8 @@ struct CrowdStats {
   int sleepingBodies = 0;   ///< Simulated and asleep.
   int frozenBodies = 0;     ///< Out of the simulation.
   int contactPoints = 0;
+  double maxLinearSpeed = 0.0;   ///< Fastest awake body (sleeping bodies are at rest). [m/s]
+  double maxAngularSpeed = 0.0;  ///< [rad/s]
   int bodySteps =
       0;           ///< Bodies of the spaces stepped (all-asleep spaces are not) x substeps of the last step.
   int merges = 0;  ///< Spaces merged into another during the last step.
@@ -290,7 +300,11 @@ struct PileBenchResult {
   int activeBodiesEnd = 0, sleepingBodiesEnd = 0, frozenBodiesEnd = 0, contactPointsEnd = 0;
   int spacesEnd = 0;
   double allAsleepTime = -1.0;  ///< Simulated time when no body was active any more (-1: never). [s]
-  long peakRssKb = 0;           ///< getrusage ru_maxrss of the process. [KiB]
+  /// Fastest body after the last step that still had an awake body (how still the scene was when
+  /// it went to sleep), and after the last step. [m/s], [rad/s]
+  double maxSpeedBeforeSleep = 0.0, maxAngularSpeedBeforeSleep = 0.0;
+  double maxSpeedEnd = 0.0, maxAngularSpeedEnd = 0.0;
+  long peakRssKb = 0;  ///< getrusage ru_maxrss of the process. [KiB]
   std::uint64_t hash = 0;
 };
 Result<PileBenchResult> runPileBenchmark(const CrowdCharacter& character, const PileBenchOptions& options);

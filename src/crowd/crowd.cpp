@@ -563,6 +563,7 @@ struct Crowd::Impl {
     for (const auto& sp : spaces) s.spaces += sp->members > 0 ? 1 : 0;
     s.characters = static_cast<int>(characters.size());
     s.bodies = s.simulatedBodies = s.activeBodies = s.sleepingBodies = s.frozenBodies = 0;
+    s.maxLinearSpeed = s.maxAngularSpeed = 0.0;
     for (const Character& c : characters) {
       const int nb =
           c.reduced ? static_cast<int>(reduced.asset.bodies.size()) : static_cast<int>(asset->bodies.size());
@@ -574,10 +575,13 @@ struct Crowd::Impl {
       s.simulatedBodies += nb;
       const PhysicsWorld& w = *spaces[static_cast<size_t>(c.space)]->world;
       for (int b = 0; b < c.instance.bodyCount; ++b) {
-        if (w.isSleeping(c.instance.bodies[static_cast<size_t>(b)])) {
+        const BodyId id = c.instance.bodies[static_cast<size_t>(b)];
+        if (w.isSleeping(id)) {
           ++s.sleepingBodies;
         } else {
           ++s.activeBodies;
+          s.maxLinearSpeed = std::max(s.maxLinearSpeed, glm::length(w.linearVelocity(id)));
+          s.maxAngularSpeed = std::max(s.maxAngularSpeed, glm::length(w.angularVelocity(id)));
         }
       }
     }

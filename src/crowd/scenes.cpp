@@ -115,7 +115,11 @@ Result<PileBenchResult> runPileBenchmark(const CrowdCharacter& character, const 
     r.worstStepMs = std::max(r.worstStepMs, ms);
     bodySteps += crowd.stats().bodySteps;
     if (r.allAsleepTime < 0.0 && crowd.stats().activeBodies == 0) r.allAsleepTime = (s + 1) * options.dt;
-    if (crowd.stats().activeBodies > 0) r.allAsleepTime = -1.0;
+    if (crowd.stats().activeBodies > 0) {
+      r.allAsleepTime = -1.0;
+      r.maxSpeedBeforeSleep = crowd.stats().maxLinearSpeed;
+      r.maxAngularSpeedBeforeSleep = crowd.stats().maxAngularSpeed;
+    }
   }
   r.cpuMsPerStep = options.steps > 0 ? 1e3 * (processCpuSeconds() - cpuStart) / options.steps : 0.0;
   const CrowdStats& st = crowd.stats();
@@ -130,6 +134,8 @@ Result<PileBenchResult> runPileBenchmark(const CrowdCharacter& character, const 
   r.sleepingBodiesEnd = st.sleepingBodies;
   r.frozenBodiesEnd = st.frozenBodies;
   r.contactPointsEnd = st.contactPoints;
+  r.maxSpeedEnd = st.maxLinearSpeed;
+  r.maxAngularSpeedEnd = st.maxAngularSpeed;
   r.spacesEnd = st.spaces;
   r.peakRssKb = peakResidentKb();
   r.hash = crowd.stateHash();
