@@ -168,7 +168,11 @@ class PoseHistory {
               bool teleport);
   /// Inserts a sample between the two newest ones (a denser sample of the same motion, taken
   /// shortly before the newest): the newest pair then spans (time, newest], the oldest sample
-  /// is dropped. Refused unless time(1) < time < time(0).
+  /// is dropped. Refused unless time(1) < time < time(0). When the newest sample is flagged
+  /// as a teleport and the inserted one was taken on the newest sample's side of the jump (its
+  /// root nearer the newest root than the older one: the animation sampled in the new place),
+  /// the flag moves to the inserted sample, so the newest pair is a valid velocity sample after
+  /// the jump (denseAfterTeleport()).
   Status insertBeforeNewest(double time, const Transform& worldFromRoot,
                             std::span<const Transform> worldFromBodies);
   void clear();
@@ -178,6 +182,9 @@ class PoseHistory {
   double time(int age) const;
   const Transform& root(int age) const;
   bool teleport(int age) const;
+  /// The newest pair is a dense sample taken after a flagged teleport (the jump is between
+  /// samples 2 and 1): its velocity is valid and the jump still belongs to this handoff.
+  bool denseAfterTeleport() const { return denseAfterTeleport_; }
   const Transform& body(int age, int bodyIndex) const;
 
  private:
@@ -188,13 +195,16 @@ class PoseHistory {
   double times_[3] = {0, 0, 0};
   Transform roots_[3];
   bool teleports_[3] = {false, false, false};
+  bool denseAfterTeleport_ = false;
   std::vector<Transform> bodies_;   // 3 x bodyCount
   std::vector<Transform> scratch_;  // 2 x bodyCount, for insertBeforeNewest
 };
 
 /// Velocity inheritance, pure: the finite difference of the two newest samples, or of the two
 /// before when the newest pair spans a teleport (flagged, or a root jump > teleportDistance),
-/// rotated by the teleport's root rotation; clamped, with the reasons. Outputs have
+/// rotated by the teleport's root rotation; clamped, with the reasons. After a dense sample
+/// taken past a flagged teleport (PoseHistory::denseAfterTeleport) the newest pair is used as
+/// it is and the result still reports the flagged jump (teleportFlagged, rootJump). Outputs have
 /// history.bodyCount() elements.
 struct InheritedVelocities {
   bool teleportFlagged = false;

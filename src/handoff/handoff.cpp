@@ -88,17 +88,24 @@ Status PoseHistory::insertBeforeNewest(double time, const Transform& worldFromRo
     scratch_[n + b] = body(0, static_cast<int>(b));
   }
   const std::span<const Transform> olderBodies(scratch_.data(), n), newestBodies(scratch_.data() + n, n);
+  // A dense sample on the new side of a flagged jump takes the flag: the jump is then between
+  // the older sample and it, and the newest pair is the motion after the jump.
+  const bool afterJump = haveOlder && newestTeleport &&
+                         glm::length(worldFromRoot.translation - newestRoot.translation) <
+                             glm::length(worldFromRoot.translation - olderRoot.translation);
   clear();
   Status s;
   if (haveOlder) s = push(olderTime, olderRoot, olderBodies, olderTeleport);
-  if (s) s = push(time, worldFromRoot, worldFromBodies, false);
-  if (s) s = push(newest, newestRoot, newestBodies, newestTeleport);
+  if (s) s = push(time, worldFromRoot, worldFromBodies, afterJump);
+  if (s) s = push(newest, newestRoot, newestBodies, newestTeleport && !afterJump);
+  if (s) denseAfterTeleport_ = afterJump;
   return s;
 }
 
 void PoseHistory::clear() {
   count_ = 0;
   newest_ = -1;
+  denseAfterTeleport_ = false;
 }
 
 Status PoseHistory::push(double time, const Transform& worldFromRoot,
@@ -120,6 +127,7 @@ Status PoseHistory::push(double time, const Transform& worldFromRoot,
   }
   newest_ = (newest_ + 1) % 3;
   count_ = std::min(count_ + 1, 3);
+  denseAfterTeleport_ = false;
   times_[newest_] = time;
   roots_[newest_] = worldFromRoot;
   teleports_[newest_] = teleport;
@@ -147,8 +155,13 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
   if (haveVelocity) {
     info.rootJump = glm::length(history.root(0).translation - history.root(1).translation);
     info.teleportFlagged = history.teleport(0);
-    info.teleportDetected = info.rootJump > settings.teleportDistance;
-    if (info.teleportFlagged || info.teleportDetected) {
+    if (history.denseAfterTeleport()) {
+      // The newest pair was sampled after the flagged jump: a valid velocity. The record still
+      // names the jump (between samples 2 and 1), which gives no velocity.
+      info.teleportFlagged = true;
+      info.rootJump = glm::length(history.root(1).translation - history.root(2).translation);
+    } else if (info.teleportFlagged || info.rootJump > settings.teleportDistance) {
+      info.teleportDetected = info.rootJump > settings.teleportDistance;
       common |= kClampTeleport;
       // The newest pair spans the jump: use the pair before it, carried through the root's
       // rotation change, or nothing.

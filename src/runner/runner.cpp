@@ -479,17 +479,13 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     tracker.stepsSinceCommit = 0;
   };
 
-  const auto commit = [&](double t, bool teleportThisFrame) {
+  const auto commit = [&](double t) {
     // The animation sampled 1/8 frame before: a nearly instantaneous velocity (SPEC section 3,
-    // "sample more densely"); not across a teleport, whose newest pair must not give a velocity.
-    const AnimationInput* denseInput = nullptr;
-    AnimationInput d;
-    if (!teleportThisFrame) {
-      sampleAt(t - dt / 8, dense);
-      d = AnimationInput{t - dt / 8, root, dense, false};
-      denseInput = &d;
-    }
-    measure(ch.goRagdoll(denseInput), t, "handoff");
+    // "sample more densely"). Right after a teleport it is sampled at the new place, as a game
+    // would: the jump stays between the older samples and gives no velocity.
+    sampleAt(t - dt / 8, dense);
+    const AnimationInput d{t - dt / 8, root, dense, false};
+    measure(ch.goRagdoll(&d), t, "handoff");
   };
 
   // Per asset body, the physics weight a `partial` event gives it: its own entry (bone or slot
@@ -572,11 +568,11 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     hm.maxJointSeparation = std::max(hm.maxJointSeparation, ch.ragdoll().maxJointSeparation());
   };
 
-  const auto runPostEvents = [&](double t, bool teleportThisFrame) {
+  const auto runPostEvents = [&](double t) {
     for (const ScenarioEvent* e : postEvents) {
       switch (e->type()) {
         case EventType::Ragdoll:
-          commit(t, teleportThisFrame);
+          commit(t);
           break;
         case EventType::Impulse: {
           const auto& p = std::get<ScenarioEvent::Impulse>(e->payload);
@@ -647,7 +643,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     }
   };
 
-  runPostEvents(0.0, false);
+  runPostEvents(0.0);
   recordFrame(0.0, true);
   for (int k = 0; k < frames; ++k) {
     const double t1 = (k + 1) * dt;
@@ -714,7 +710,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
       clipSceneStart = t1;
     }
 
-    runPostEvents(t1, teleportThisFrame);
+    runPostEvents(t1);
     recordFrame(t1, false);
   }
 

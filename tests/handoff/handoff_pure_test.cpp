@@ -116,6 +116,58 @@ TEST(InheritVelocities, TeleportInheritsNoVelocityFromTheJump) {
   EXPECT_TRUE(out.clamps[0] & kClampTeleport);
 }
 
+// A game that teleports and hands off in the same frame can sample its animation just before,
+// at the new place (SPEC section 3: sample more densely): that pair is a valid velocity after
+// the jump, while the jump itself still gives none and is still named in the record.
+TEST(InheritVelocities, DenseSampleAfterATeleportGivesTheVelocityThere) {
+  const double dt = 0.1;
+  const Transform jumpRoot{glm::angleAxis(kPi / 2, Vec3{0, 1, 0}), Vec3{0, 0, 10}};
+  // Before the jump: +1 m/s along X. After it, in the root's new frame: +3 m/s along local X
+  // (world -Z), a different speed, so a carried older pair would be wrong.
+  const Transform p0 = Transform::fromTranslation({0, 0, 0});
+  const Transform p1 = Transform::fromTranslation({0.1, 0, 0});
+  const Transform p2 = jumpRoot * Transform::fromTranslation({0.4, 0, 0});
+  const Transform dense = jumpRoot * Transform::fromTranslation({0.4 - 3.0 * dt / 8, 0, 0});
+  PoseHistory h(1);
+  ASSERT_TRUE(h.push(0.0, Transform::identity(), {&p0, 1}, false).ok());
+  ASSERT_TRUE(h.push(dt, Transform::identity(), {&p1, 1}, false).ok());
+  ASSERT_TRUE(h.push(2 * dt, jumpRoot, {&p2, 1}, /*teleport=*/true).ok());
+  ASSERT_TRUE(h.insertBeforeNewest(2 * dt - dt / 8, jumpRoot, {&dense, 1}).ok());
+  EXPECT_TRUE(h.denseAfterTeleport());
+  EXPECT_TRUE(h.teleport(1));   // the jump is now between samples 2 and 1 ...
+  EXPECT_FALSE(h.teleport(0));  // ... and the newest pair is motion at the new place
+  Buffers out(1);
+  const InheritedVelocities info = out.run(h, {});
+  EXPECT_TRUE(info.teleportFlagged);
+  EXPECT_NEAR(info.rootJump, 10.0, 1e-12);
+  EXPECT_NEAR(info.sampleDt, dt / 8, 1e-12);
+  EXPECT_TRUE(vecNear(out.linear[0], Vec3{0, 0, -3}, 1e-9)) << test::str(out.linear[0]);
+  EXPECT_EQ(out.clamps[0], kClampNone);  // nothing was clamped: the velocity is the animation's
+
+  // A dense sample still at the old place (nearer the older root) leaves the jump as the newest
+  // pair: the older pair is carried as before, and the flag stays on the newest sample.
+  PoseHistory old(1);
+  const Transform oldDense = Transform::fromTranslation({0.1 + 0.1 * 7 / 8, 0, 0});
+  ASSERT_TRUE(old.push(0.0, Transform::identity(), {&p0, 1}, false).ok());
+  ASSERT_TRUE(old.push(dt, Transform::identity(), {&p1, 1}, false).ok());
+  ASSERT_TRUE(old.push(2 * dt, jumpRoot, {&p2, 1}, true).ok());
+  ASSERT_TRUE(old.insertBeforeNewest(2 * dt - dt / 8, Transform::identity(), {&oldDense, 1}).ok());
+  EXPECT_FALSE(old.denseAfterTeleport());
+  EXPECT_TRUE(old.teleport(0));
+  const InheritedVelocities carried = out.run(old, {});
+  EXPECT_TRUE(carried.teleportFlagged);
+  EXPECT_TRUE(out.clamps[0] & kClampTeleport);
+  EXPECT_TRUE(vecNear(out.linear[0], Vec3{0, 0, -1}, 1e-9)) << test::str(out.linear[0]);
+
+  // The next ordinary sample ends the dense state.
+  const Transform p3 = jumpRoot * Transform::fromTranslation({0.7, 0, 0});
+  ASSERT_TRUE(h.push(3 * dt, jumpRoot, {&p3, 1}, false).ok());
+  EXPECT_FALSE(h.denseAfterTeleport());
+  const InheritedVelocities next = out.run(h, {});
+  EXPECT_FALSE(next.teleportFlagged);
+  EXPECT_NEAR(next.rootJump, 0.0, 1e-12);
+}
+
 TEST(InheritVelocities, ClampsAreRecordedWithReasons) {
   PoseHistory h(1);
   const Transform a = Transform::identity();

@@ -12,6 +12,7 @@
 #include <assimp/Importer.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -118,8 +119,8 @@ const KnownOpen kKnownOpen[] = {
     {"run_handoff", "handoff.no_explosion_2s", 0.5,
      "measured 0.42 m/s: a limb whipped by the fall on the ground at y = 0 exceeds |v_inherited| + |g| t + 1 "
      "m/s"},
-    {"teleport_handoff", "handoff.no_pop_first_step", 2.0,
-     "measured 1.9 mm against the scenario's 1 mm (the handoff tests allow 2 mm)"},
+    // The same handoff as run_handoff (0.5 s into the run), moved 11 m and turned a quarter.
+    {"teleport_handoff", "handoff.no_explosion_2s", 0.5, "as run_handoff: measured 0.42 m/s"},
     // The explicit-drive powered run (the scenario's driveMode) stays powered to the end: its
     // errors never get under the return thresholds within 1.1 s of the `animate` event.
     {"powered_hit_reaction", "powered.returned_to_animation", 0.0, "still powered at 2.5 s"},
@@ -178,6 +179,45 @@ TEST(DemoSuite, EverySpecThresholdRowPasses) {
     EXPECT_GT(bind.maxPositionJump, 0.1) << r.name;  // the bind pose is at least 10 cm off somewhere
     EXPECT_LE(h.maxPositionJump, 1e-4) << r.name;
   }
+}
+
+// A handoff right after a teleport is the handoff the character would have had in place: the
+// teleport scenario runs the run clip to 0.5 s, moves the root 11 m and turns it a quarter, and
+// hands off in that frame; run_handoff hands off at 0.5 s where it stands. The jump gives no
+// velocity and the inherited state is the same motion, moved: the first-step figures agree to
+// the rounding of the rotated coordinates (1e-9 m, 1e-9 m/s; measured 1e-12).
+TEST(DemoSuite, HandoffRightAfterATeleportEqualsTheSameHandoffInPlace) {
+  const Demo& d = demo();
+  const ScenarioResult* run = nullptr;
+  const ScenarioResult* teleport = nullptr;
+  for (const ScenarioResult& r : d.results) {
+    if (r.name == "run_handoff") run = &r;
+    if (r.name == "teleport_handoff") teleport = &r;
+  }
+  ASSERT_TRUE(run && teleport) << d.error;
+  ASSERT_EQ(run->handoffs.size(), 1u);
+  ASSERT_EQ(teleport->handoffs.size(), 1u);
+  const HandoffMetrics& a = run->handoffs[0];
+  const HandoffMetrics& b = teleport->handoffs[0];
+  ASSERT_TRUE(a.committed && b.committed);
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_TRUE(b.teleportFlagged);
+  EXPECT_NEAR(b.rootJump, std::sqrt(10.0 * 10.0 + 5.0 * 5.0), 0.5);  // the jump the record names
+  ASSERT_EQ(a.bodies.size(), b.bodies.size());
+  std::printf("%-14s %12s %12s %14s\n", "body", "speed run", "teleport", "1st-step move");
+  for (size_t i = 0; i < a.bodies.size(); ++i) {
+    const BodyHandoffMetrics& x = a.bodies[i];
+    const BodyHandoffMetrics& y = b.bodies[i];
+    const double speedRun = glm::length(x.inheritedLinear), speedTeleport = glm::length(y.inheritedLinear);
+    std::printf("%-14s %12.9f %12.9f %7.4f %7.4f mm\n", x.name.c_str(), speedRun, speedTeleport,
+                x.firstStepMove * 1e3, y.firstStepMove * 1e3);
+    EXPECT_NEAR(speedRun, speedTeleport, 1e-9) << x.name;
+    EXPECT_NEAR(glm::length(x.postStepLinear), glm::length(y.postStepLinear), 1e-9) << x.name;
+    EXPECT_NEAR(x.firstStepMove, y.firstStepMove, 1e-9) << x.name;
+    EXPECT_NEAR(x.velocityChange, y.velocityChange, 1e-9) << x.name;
+  }
+  EXPECT_NEAR(a.worstPopExcess, b.worstPopExcess, 1e-9);
+  EXPECT_NEAR(a.worstVelocityExcess, b.worstVelocityExcess, 1e-9);
 }
 
 TEST(DemoSuite, ReportNumbersEqualMetricsJson) {
