@@ -1,8 +1,9 @@
 // handoff bench crowd [--threads N] [--json] [--steps 500] [--piles 16] [--per-pile 10]
-//                     [--no-sleep] [--freeze] [--mass-death]
+//                     [--no-sleep] [--freeze] [--mass-death] [--calibrate]
 // Jolt's PerformanceTest "Ragdoll" scene with handoff's ragdolls on Bullet (docs/BENCHMARKS.md).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 
 #include "cli.h"
 #include "handoff/crowd.h"
+#include "handoff/physics_bullet.h"
 
 namespace handoff::cli {
 namespace {
@@ -22,6 +24,14 @@ constexpr double kReferenceBodies = 3680.0;
 constexpr double kReferenceNsPerBodyStep2 = kReferenceMsPerStep2 * 1e6 / kReferenceBodies;  // ~1685 ns
 
 double referenceNs(int threads) { return threads >= 2 ? kReferenceNsPerBodyStep2 : kReferenceNsPerBodyStep1; }
+// The issue's plain Bullet 3.24 pile on the same 2-core machine, 1 thread.
+constexpr double kBulletCalibrationNsPerBodyStep = 5700.0;
+
+/// The machine's 1-minute load average (the machine is shared: figures need it beside them).
+double loadAverage() {
+  double load[1] = {-1.0};
+  return getloadavg(load, 1) == 1 ? load[0] : -1.0;
+}
 
 std::string hex(std::uint64_t h) {
   char buf[17];
@@ -102,6 +112,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     bool noSleep = false;
     bool freeze = false;
     bool massDeath = false;
+    bool calibrate = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* bench = app.add_subcommand("bench", "performance benchmarks (docs/BENCHMARKS.md)");
@@ -117,6 +128,9 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
   crowd->add_flag("--freeze", args->freeze, "freeze sleeping ragdolls");
   crowd->add_flag("--mass-death", args->massDeath,
                   "also run the mass death (200 characters), freezing and LOD on and off");
+  crowd->add_flag("--calibrate", args->calibrate,
+                  "also run the issue's plain Bullet pile (same layout, 16-capsule ragdolls, 1 thread) in "
+                  "this process and print the ratios it calibrates");
   crowd->callback([args, &exitCode] {
     Result<CrowdCharacter> character = loadCrowdCharacter(dataDir());
     if (!character) {
@@ -127,12 +141,44 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     std::vector<int> threadCounts =
         args->threads > 0 ? std::vector<int>{args->threads} : std::vector<int>{1, 2};
     std::vector<PileBenchResult> runs;
+    std::vector<double> loads;
     if (!args->json) {
       std::printf("Ragdoll piles: %d x %d ragdolls of %zu bodies (%d bodies), %d steps of 1/60 s%s%s\n",
                   args->piles, args->perPile, character->asset->bodies.size(),
                   args->piles * args->perPile * static_cast<int>(character->asset->bodies.size()),
                   args->steps, args->noSleep ? ", Bullet deactivation only" : "",
                   args->freeze ? ", freezing" : "");
+    }
+    // The plain Bullet pile first: machine factor = its cost here / the issue's 5.7 us.
+    nlohmann::json calibration;
+    double machineFactor = 0.0;
+    if (args->calibrate) {
+      BulletCalibrationOptions co;
+      co.piles = args->piles;
+      co.perPile = args->perPile;
+      co.steps = args->steps;
+      const double loadBefore = loadAverage();
+      Result<BulletCalibrationResult> c = runBulletCalibrationPile(co);
+      if (!c) {
+        std::cerr << "error: " << c.error() << "\n";
+        exitCode = 1;
+        return;
+      }
+      machineFactor = c->nsPerBodyStep / kBulletCalibrationNsPerBodyStep;
+      calibration = {{"bodies", c->bodies},
+                     {"ms_per_step", c->msPerStep},
+                     {"ns_per_body_step", c->nsPerBodyStep},
+                     {"issue_ns_per_body_step", kBulletCalibrationNsPerBodyStep},
+                     {"machine_factor", machineFactor},
+                     {"active_bodies_end", c->activeBodiesEnd},
+                     {"load_average_before", loadBefore},
+                     {"load_average_after", loadAverage()}};
+      if (!args->json) {
+        std::printf(
+            "plain Bullet pile (%d bodies, 1 thread): %.2f ms/step, %.0f ns/body-step = %.2fx the issue's "
+            "5700 ns on this machine now; %d bodies awake at the end (load %.2f)\n",
+            c->bodies, c->msPerStep, c->nsPerBodyStep, machineFactor, c->activeBodiesEnd, loadAverage());
+      }
     }
     for (int t : threadCounts) {
       PileBenchOptions o;
@@ -148,8 +194,20 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
         exitCode = 1;
         return;
       }
-      if (!args->json) printPile(*r);
+      if (!args->json) {
+        printPile(*r);
+        std::printf("           load average %.2f", loadAverage());
+        if (machineFactor > 0.0) {
+          std::printf(
+              "; calibrated by the plain Bullet pile: %.0f ns/body-step, %.2fx reference, crowd / plain "
+              "Bullet %.2f",
+              r->nsPerBodyStep / machineFactor, r->nsPerBodyStep / machineFactor / referenceNs(t),
+              r->nsPerBodyStep / (machineFactor * kBulletCalibrationNsPerBodyStep));
+        }
+        std::printf("\n");
+      }
       runs.push_back(*r);
+      loads.push_back(loadAverage());
     }
     const bool identical = std::all_of(runs.begin(), runs.end(),
                                        [&](const PileBenchResult& r) { return r.hash == runs[0].hash; });
@@ -170,6 +228,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
           return;
         }
         mass.push_back(massJson(o, *r));
+        mass.back()["load_average_after"] = loadAverage();
         if (!args->json) {
           std::printf(
               "mass death, %d characters within %.1f s, %d thread%s, freezing and LOD %s (%d reduced):\n"
@@ -181,16 +240,29 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
               r->reducedCharacters, r->worstFrameMs, r->p95FrameMs, r->meanFrameMs, r->framesOver16ms,
               r->meanCommitUs, r->worstCommitUs, r->activeBodiesEnd, r->sleepingBodiesEnd, r->frozenBodiesEnd,
               r->poolMisses);
+          std::printf("           load average %.2f\n", loadAverage());
         }
       }
     }
     if (args->json) {
+      const auto calibrated = [&](nlohmann::json& j, const PileBenchResult& r, double load) {
+        j["load_average_after"] = load;
+        if (machineFactor <= 0.0) return;
+        j["calibrated_ns_per_body_step"] = r.nsPerBodyStep / machineFactor;
+        j["calibrated_ratio_to_reference"] = r.nsPerBodyStep / machineFactor / referenceNs(r.threads);
+        j["ratio_to_plain_bullet"] = r.nsPerBodyStep / (machineFactor * kBulletCalibrationNsPerBodyStep);
+      };
       nlohmann::json out = pileJson(runs.back());
+      calibrated(out, runs.back(), loads.back());
+      if (args->calibrate) out["bullet_calibration"] = calibration;
       out["scene"] = "jolt_performance_test_ragdoll";
       out["handoff_sleeping"] = !args->noSleep;
       out["freezing"] = args->freeze;
       nlohmann::json all = nlohmann::json::array();
-      for (const PileBenchResult& r : runs) all.push_back(pileJson(r));
+      for (size_t i = 0; i < runs.size(); ++i) {
+        all.push_back(pileJson(runs[i]));
+        calibrated(all.back(), runs[i], loads[i]);
+      }
       out["runs"] = all;
       out["hash_identical_across_threads"] = identical;
       if (args->massDeath) out["mass_death"] = mass;

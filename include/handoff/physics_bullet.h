@@ -50,6 +50,7 @@
 #pragma once
 
 #include "handoff/physics.h"
+#include "handoff/result.h"
 
 #include <memory>
 
@@ -73,5 +74,24 @@ struct BulletObjectCounts {
   int shapes = 0;            ///< collision shapes the adapter holds (shared between bodies)
 };
 BulletObjectCounts bulletObjectCounts(const PhysicsWorld& world);
+
+/// The issue-8 calibration scene on plain Bullet (its own API, none of this adapter's additions):
+/// `piles` piles (centres on a 4 m grid) of `perPile` 16-capsule ragdolls lying on their backs,
+/// ragdoll i of a pile 0.6 (i + 1) m up and turned 2 pi i / perPile, btGeneric6DofSpring2 joints
+/// (+-0.5 rad, no motors), friction 1, restitution 0.15, damping 0.05, 10 iterations, Bullet's
+/// default deactivation, `steps` steps of 1/60 s on one thread. The issue measured about 5.7 us
+/// per body-step for it on the 2-core machine: `handoff bench crowd` runs it in the same process
+/// as the crowd to calibrate a loaded or different machine.
+struct BulletCalibrationOptions {
+  int piles = 16;
+  int perPile = 10;
+  int steps = 500;
+};
+struct BulletCalibrationResult {
+  int bodies = 0, steps = 0;
+  double msPerStep = 0.0, nsPerBodyStep = 0.0;  ///< Wall clock.
+  int activeBodiesEnd = 0;
+};
+Result<BulletCalibrationResult> runBulletCalibrationPile(const BulletCalibrationOptions& options = {});
 
 }  // namespace handoff
