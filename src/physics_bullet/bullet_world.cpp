@@ -30,7 +30,8 @@
 // - Contacts are speculative up to what a pair can close in one substep (SpeculativeDispatcher).
 // - Bullet does not warm-start joint rows (btSequentialImpulseConstraintSolver rebuilds them with
 //   zero impulse every substep; btGeneric6DofSpring2Constraint keeps no accumulated impulse);
-//   contacts are warm-started per manifold point. resetWarmStart() therefore clears the
+//   contacts are warm-started per manifold point. WorldSettings::warmStartJoints makes the
+//   adapter's solver (JointWarmStartSolver) do it for joint rows. resetWarmStart() therefore clears the
 //   constraint's applied-impulse feedback and the cached impulses of every contact point touching
 //   either of the joint's bodies.
 #include "handoff/physics_bullet.h"
