@@ -138,6 +138,12 @@ struct CharacterSettings {
   Vec3 levelDefaultForward{0.0, 0.0, 1.0};
   /// After a delayed recovery (no standable spot), wait this long before trying again. [s]
   double recoveryRetryDelay = 0.5;
+  /// Display blend out of a finished get-up into the game's animation: the difference between
+  /// the clip's last frame and the game's first pose (per joint, in the parent's space) fades
+  /// to zero on top of the moving animation over at least this long, longer when the pelvis or a
+  /// foot would otherwise move faster than transition.maxPointSpeed beyond the animation's own
+  /// motion (up to transition.maxDuration). 0 = cut. [s] [>= 0] [default 0.25]
+  double recoveryExitBlend = 0.25;
   /// What applyImpulse() does while animated: go powered with these settings first (pelvis and
   /// feet pinned, returns to animation when settled). `enabled` false: impulses while animated
   /// are ignored.
@@ -168,6 +174,10 @@ struct RecoveryRecord {
   /// The planned display transition (its duration adapts to how far the pelvis and feet must
   /// travel into the clip's first frame, TransitionSettings::maxPointSpeed).
   TransitionPlan transition;
+  /// Display blend from the clip's last frame into the game's animation once standing
+  /// (CharacterSettings::recoveryExitBlend, lengthened for the speed bound); set on the first
+  /// animated step after the recovery finished. [s]
+  double exitBlend = 0.0;
   bool cancelled = false;
   bool finished = false;
 };
@@ -295,6 +305,8 @@ class Character {
   void ragdollPostStep(double dt);
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
+  void startExitBlend();
+  void exitBlendPostStep(double dt);
   bool tryStartRecovery(double dt);
   const GetUpClip* clipForFacing() const;
   void startGather(const GetUpClip& clip);
@@ -377,6 +389,10 @@ class Character {
   // Physics -> animation display blend after leaving powered mode.
   std::vector<Transform> returnFrom_;
   double returnBlend_ = 0.0, returnBlendTotal_ = 0.0;
+  // Get-up -> animation display blend: returnFrom_ holds the clip's last frame on exitRoot_
+  // until the first animated step turns it into per-joint offsets from the animation.
+  Transform exitRoot_;
+  bool exitPending_ = false, exitOffsets_ = false;
 
   // Display and scratch.
   std::vector<Transform> display_, physicsLocals_, scratchModels_, bodyPoses_, worldBones_, animRelative_;

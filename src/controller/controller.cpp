@@ -230,7 +230,10 @@ void Character::postStep(double dt) {
   switch (state_) {
     case CharacterState::Animated:
       displayRoot_ = animRoot_;
-      if (returnBlend_ < returnBlendTotal_) {
+      if (exitPending_) startExitBlend();
+      if (exitOffsets_) {
+        exitBlendPostStep(dt);
+      } else if (returnBlend_ < returnBlendTotal_) {
         // Just back from powered mode: the display blends from the last physics pose.
         returnBlend_ += dt;
         blendWeight_ = 1.0 - std::clamp(returnBlend_ / returnBlendTotal_, 0.0, 1.0);
@@ -551,10 +554,72 @@ void Character::recoveringPostStep(double dt) {
     // Standing: animation owns every body again, blocking restored, capsule stays on.
     ragdoll_->setBlocking(true);
     state_ = CharacterState::Animated;
+    // The display leaves the clip's last frame through an offset blend from the next step on.
+    std::copy(display_.begin(), display_.end(), returnFrom_.begin());
+    exitRoot_ = recoveryRoot_;
+    exitPending_ = std::isfinite(settings_.recoveryExitBlend) && settings_.recoveryExitBlend > 0.0;
+    exitOffsets_ = false;
+    returnBlend_ = returnBlendTotal_ = 0.0;
     recoveries_.back().finished = true;
     recoveryFinished_ = true;
     event("recovered", format("stood up after %.2f s", recoveryTime_));
   }
+}
+
+void Character::startExitBlend() {
+  exitPending_ = false;
+  // The clip's last frame re-expressed on the game's root (top-level joints).
+  const Transform animFromExit = animRoot_.inverse() * exitRoot_;
+  for (int j = 0; j < skeleton_.jointCount(); ++j) {
+    if (skeleton_.parents[static_cast<size_t>(j)] == kNoParent)
+      returnFrom_[static_cast<size_t>(j)] = animFromExit * returnFrom_[static_cast<size_t>(j)];
+  }
+  // Offsets: rotation fromRotation * inverse(animRotation), translation from - anim.
+  for (size_t j = 0; j < returnFrom_.size(); ++j) {
+    const Transform& from = returnFrom_[j];
+    const Transform& anim = animLocals_[j];
+    returnFrom_[j] = Transform{normalizeOrIdentity(from.rotation * glm::conjugate(anim.rotation)),
+                               from.translation - anim.translation};
+  }
+  // How far fading the offsets can carry a tracked point (pelvis, feet), whatever pose the
+  // animation is in meanwhile: its own and each ancestor's translation offset, plus each
+  // ancestor's rotation offset angle times the chain length from it to the point. A linear fade
+  // over `duration` moves the point at most that far beyond the animation's own motion.
+  double farthest = 0.0;
+  for (int k : trackedJoints_) {
+    const auto K = static_cast<size_t>(k);
+    double reach = glm::length(returnFrom_[K].translation);
+    double lever = glm::length(animLocals_[K].translation);
+    for (int a = skeleton_.parents[K]; a != kNoParent; a = skeleton_.parents[static_cast<size_t>(a)]) {
+      const auto A = static_cast<size_t>(a);
+      const double angle = 2.0 * std::acos(std::clamp(std::abs(returnFrom_[A].rotation.w), 0.0, 1.0));
+      reach += glm::length(returnFrom_[A].translation) + angle * lever;
+      lever += glm::length(animLocals_[A].translation);
+    }
+    farthest = std::max(farthest, reach);
+  }
+  const TransitionSettings& t = settings_.transition;
+  double duration = settings_.recoveryExitBlend;
+  if (t.maxPointSpeed > 0.0) duration = std::max(duration, farthest / t.maxPointSpeed);
+  duration = std::min(duration, std::max(t.maxDuration, settings_.recoveryExitBlend));
+  returnBlendTotal_ = duration;
+  returnBlend_ = 0.0;
+  exitOffsets_ = true;
+  if (!recoveries_.empty()) recoveries_.back().exitBlend = duration;
+}
+
+void Character::exitBlendPostStep(double dt) {
+  returnBlend_ += dt;
+  const double w = std::clamp(returnBlend_ / returnBlendTotal_, 0.0, 1.0);
+  const Quat identity{1.0, 0.0, 0.0, 0.0};
+  for (size_t j = 0; j < display_.size(); ++j) {
+    const Transform& offset = returnFrom_[j];
+    const Transform& anim = animLocals_[j];
+    display_[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
+                            anim.translation + offset.translation * (1.0 - w)};
+  }
+  blendWeight_ = 1.0 - w;
+  if (w >= 1.0) exitOffsets_ = false;
 }
 
 void Character::cancelRecovery(const char* why) {

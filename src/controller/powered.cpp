@@ -374,6 +374,7 @@ bool Character::tryReturnToAnimation() {
   leavePowered();
   returnBlendTotal_ = blend;
   returnBlend_ = 0.0;
+  exitPending_ = exitOffsets_ = false;  // a get-up's exit blend, if one was running, is over
   std::copy(display_.begin(), display_.end(), returnFrom_.begin());
   event("unpowered",
         fmt("back to animation, pose error %.2f deg rms", rms * 180.0 / kPi) + fmt(", %.3f m", distance));

@@ -50,14 +50,15 @@ void printFigures(const char* label, const test::RunFigures& f, double rigHip) {
       "beyond the clip's own motion: pelvis %.1f mm, feet %.1f mm (raw, clip motion included: pelvis %.1f "
       "mm, "
       "feet %.1f mm); final pelvis height %.3f m (the clip's end %.3f m; rig standing hip %.3f m: %+.1f cm), "
-      "feet %.1f / %.1f cm; recovered %d, ran again %d; resumed run: worst jump beyond the run clip's own "
-      "motion pelvis %.1f mm, feet %.1f mm\n",
+      "feet %.1f / %.1f cm; recovered %d, ran again %d; resumed run (exit blend %.2f s): worst jump beyond "
+      "the "
+      "run clip's own motion pelvis %.1f mm, feet %.1f mm (the clip's own fastest foot %.1f mm per frame)\n",
       label, facingName(f.facing), facingSourceName(f.facingSource), f.settleTime, f.gatherTime,
       f.transition.duration, f.transition.hold, f.transition.worstPointSpeed, f.weightZeroError * 1e3,
       f.worstPelvisJump * 1e3, f.worstFootJump * 1e3, f.worstPelvisStep * 1e3, f.worstFootStep * 1e3,
       f.finalPelvisHeight, f.clipEndPelvisHeight, rigHip, (f.finalPelvisHeight - rigHip) * 100.0,
-      f.finalFootHeight[0] * 100.0, f.finalFootHeight[1] * 100.0, f.recovered, f.ranAgain,
-      f.worstResumePelvisJump * 1e3, f.worstResumeFootJump * 1e3);
+      f.finalFootHeight[0] * 100.0, f.finalFootHeight[1] * 100.0, f.recovered, f.ranAgain, f.exitBlend,
+      f.worstResumePelvisJump * 1e3, f.worstResumeFootJump * 1e3, f.worstResumeOwnFootStep * 1e3);
 }
 
 // The shared figures every end-to-end run must meet.
@@ -89,6 +90,16 @@ void expectGoodRecovery(const test::RunFigures& f, double rigHip) {
   if (f.facing == Facing::Prone) {
     EXPECT_NEAR(f.finalPelvisHeight, rigHip, 0.03);
   }
+  // Running again (the game resumes its clip at frame 0, mid-stride): the exit blend fades the
+  // stance out on top of the run. The pelvis moves at most 2 cm per frame beyond the run's own
+  // motion. The feet: the fade itself is bounded to transition.maxPointSpeed (1.7 cm per frame),
+  // but the run's fast leg swing acts on the stance offsets not yet faded, so a foot may move
+  // faster than the clip's own foot on that frame; never a pop, though: less than the clip's own
+  // fastest foot move per frame (a cut moved a DeepMimic foot 45 cm and a Mesh2Motion foot 72 cm
+  // in one frame).
+  EXPECT_GT(f.exitBlend, 0.0);
+  EXPECT_LT(f.worstResumePelvisJump, 0.02);
+  EXPECT_LT(f.worstResumeFootJump, f.worstResumeOwnFootStep);
 }
 
 TEST(FallAndGetUp, DeepMimicRunFallsSettlesGetsUpAndRunsAgain) {

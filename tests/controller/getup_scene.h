@@ -176,6 +176,8 @@ struct RunFigures {
   /// Per frame of the resumed run (its first second), beyond the run clip's own motion. [m]
   double worstResumePelvisJump = 0.0;
   double worstResumeFootJump = 0.0;
+  double worstResumeOwnFootStep = 0.0;  ///< The run clip's own fastest foot move per frame there. [m]
+  double exitBlend = 0.0;               ///< RecoveryRecord::exitBlend. [s]
   int blockingViolations = 0;
   bool recovered = false;
   bool ranAgain = false;
@@ -253,15 +255,17 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       c.clip(runClip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, clipB);
       localToModel(skeleton, clipA, modelsA);
       localToModel(skeleton, clipB, modelsB);
-      auto jump = [&](int joint, double* beyond) {
+      auto jump = [&](int joint, double* beyond, double* ownMove) {
         const auto j = static_cast<size_t>(joint);
         const double moved = glm::length(shown[j].translation - previous[j].translation);
         const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
         *beyond = std::max(*beyond, moved - own);
+        *ownMove = std::max(*ownMove, own);
       };
-      jump(scene.pelvis, &f.worstResumePelvisJump);
-      jump(scene.feet[0], &f.worstResumeFootJump);
-      jump(scene.feet[1], &f.worstResumeFootJump);
+      double pelvisOwnStep = 0.0;
+      jump(scene.pelvis, &f.worstResumePelvisJump, &pelvisOwnStep);
+      jump(scene.feet[0], &f.worstResumeFootJump, &f.worstResumeOwnFootStep);
+      jump(scene.feet[1], &f.worstResumeFootJump, &f.worstResumeOwnFootStep);
     }
     previous = shown;
     if (ch.takeRecoveryFinished()) {
@@ -275,8 +279,8 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
           rootToStartClip(c.clip(runClip), skeleton, scene.pelvis, c.asset->modelForward, ch.displayRoot());
       scene.clipTime = 0.0;
     } else if (f.recovered && ch.state() == CharacterState::Animated) {
-      // A second of running again, cut in at the get-up's last frame (the game resumes its own
-      // animation; the per-frame jumps of that cut are measured above).
+      // A second of running again: the game resumes its run clip at frame 0 and the controller
+      // fades the get-up's last frame out on top of it (CharacterSettings::recoveryExitBlend).
       if (scene.clipTime > 1.0) f.ranAgain = true;
     }
   }
@@ -284,6 +288,7 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
     f.settleTime = ch.recoveries()[0].settleTime - ch.handoffs().front().time;
     f.facing = ch.recoveries()[0].facing;
     f.facingSource = ch.recoveries()[0].facingSource;
+    f.exitBlend = ch.recoveries()[0].exitBlend;
   }
   return f;
 }
