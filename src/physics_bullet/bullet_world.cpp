@@ -590,7 +590,12 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   // Sleeping and static bodies keep their AABBs; teleports update them explicitly.
   world_->setForceUpdateAllAabbs(false);
   btContactSolverInfo& info = world_->getSolverInfo();
-  info.m_numIterations = settings_.solverIterations;
+  // Bullet solves contacts only in the first m_numIterations iterations; the joint rows' extra
+  // iterations (WorldSettings::jointIterationFactor) come after them, so the joints have the
+  // last word. WorldSettings::contactsIterateWithJoints gives contacts the joints' count.
+  info.m_numIterations = settings_.contactsIterateWithJoints
+                             ? settings_.jointIterationFactor * settings_.solverIterations
+                             : settings_.solverIterations;
   info.m_erp = settings_.jointErp;  // Baumgarte of joint rows without their own ERP
   world_->setInternalTickCallback(&BulletWorld::preTickCallback, this, true);
   world_->setInternalTickCallback(&BulletWorld::postTickCallback, this, false);
