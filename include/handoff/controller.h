@@ -100,6 +100,9 @@ struct PoweredSettings {
   /// Explicit solver only: ExplicitDrive::setStabilityLimit (scales a joint's Kp and Kd down
   /// where the step cannot take them; docs/DRIVES.md). 0 = off. [default 1]
   double stabilityLimit = 1.0;
+  /// Explicit solver only: ExplicitDrive::setEndOfSubstepLaw (each joint's PD evaluated at the
+  /// end of the substep for its two bodies, as the implicit servo; docs/DRIVES.md). [default false]
+  bool endOfSubstepLaw = false;
   /// The Character installs its drive and pins as the world's substep listener while powered.
   /// With several powered characters in one world, set false and chain
   /// Character::substepListener() of each in one SubstepListenerList.

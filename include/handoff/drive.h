@@ -129,6 +129,17 @@ struct JointTargetVelocitiesJob {
 Vec3 admissibleTargetAngles(const Vec3& targetAngles, const Vec3& currentAngles, const Vec3& lower,
                             const Vec3& upper, glm::bvec3* clampedAxes = nullptr);
 
+/// The admissible target joint angles for the rotation `target` (qTarget): per axis as
+/// admissibleTargetAngles (locked axes take `lockedAngles`, limited axes clamped) when no limited
+/// axis has to be clamped. When one does, the clamp of each angle alone can land far from the
+/// target (by the gimbal lock of the X-Y-Z angles, where X and Z turn about nearly the same axis,
+/// or past it, where the clip's angles flip to the other Euler branch): the result is then the
+/// rotation within the limits nearest to the target (with its locked axes replaced), by projected
+/// Gauss-Newton on the angles from the per-axis clamps of both Euler branches. `clampedAxes`
+/// (optional): locked, clamped, or (projection) on a limit. Never allocates. [rad]
+Vec3 nearestAdmissibleAngles(const Quat& target, const Vec3& lockedAngles, const Vec3& lower,
+                             const Vec3& upper, glm::bvec3* clampedAxes = nullptr);
+
 /// omegaTarget without its rates about the axes in `removeAxes`: decomposed into joint-angle
 /// rates at `rawTargetAngles` (where omegaTarget belongs) and recomposed at
 /// `admissibleAngles`. Zero near gimbal lock (|angle y| -> pi/2), where the rates are undefined.
@@ -254,6 +265,18 @@ class ExplicitDrive final : public SubstepListener {
   /// Per joint, the factor the guard applied to Kp and Kd in the last substep (1 = none). [0, 1]
   std::span<const double> lastStabilityScales() const { return stabilityScales_; }
 
+  /// Optional end-of-substep law (off by default: the law as written above). On, each joint's
+  /// PD is evaluated at the end of the substep for its two bodies alone, as the engine's implicit
+  /// servo solves it ("stable PD", Tan, Liu and Turk 2011): with D = Kd + h Kp and
+  /// M = I_A^-1 + I_B^-1 in J_A at the current pose (the inverse inertia the joint turns),
+  ///   tauA = (1 + h D M)^-1 (Kp e + D (omegaTarget' - omegaRel)),
+  /// then the total clamp. Unconditionally stable for an isolated joint, whatever the gains and
+  /// the substep; still equal and opposite impulses from the start-of-substep state, so momentum
+  /// is kept as before. The weight applies first (Kp * w, Kd). Runs after the stability guard
+  /// when both are on (switch the guard off: this law needs none).
+  void setEndOfSubstepLaw(bool on) { endOfSubstepLaw_ = on; }
+  bool endOfSubstepLaw() const { return endOfSubstepLaw_; }
+
   /// Reads the bodies' rotations and angular velocities, computes every joint's torque and
   /// applies the angular impulses (one call per body). Ignores dt <= 0 or non-finite.
   void onSubstep(double substepDt) override;
@@ -280,6 +303,7 @@ class ExplicitDrive final : public SubstepListener {
   std::vector<glm::dmat3> bodyInverseInertia_;  // per body, in body space C
   std::vector<double> stabilityScales_;
   double stabilityLimit_ = 0.0;
+  bool endOfSubstepLaw_ = false;
   bool enabled_ = true;
   TorqueApplication application_ = TorqueApplication::EqualAndOpposite;
 };
@@ -287,6 +311,19 @@ class ExplicitDrive final : public SubstepListener {
 // ------------------------------------------------------------------------------------------------
 // Implicit drive: the engine's own servo (PhysicsWorld::setJointMotor)
 // ------------------------------------------------------------------------------------------------
+
+/// How the implicit drive hands its targets to the engine's servo.
+enum class ServoTargets : std::uint8_t {
+  /// The target is the admissible rotation nearest the animation's (nearestAdmissibleAngles) and
+  /// the servo's rows ask for the joint-angle rates its PD means (JointMotorSettings::
+  /// angleRateRows). Powered mode; the default.
+  Nearest,
+  /// The first version: each target angle clamped on its own (admissibleTargetAngles) and the
+  /// rates asked of the engine's rows as they are (near the gimbal lock of the X-Y-Z angles the
+  /// rows of X and Z then ask for 1 / cos(y) times the rate). The get-up gather keeps it for now:
+  /// its end-to-end tests were tuned with it (docs/DRIVES.md, "Known weaknesses").
+  PerAxis,
+};
 
 /// The motor settings handing the same target and weighted gains to the engine's implicit
 /// spring: target = qTarget with its joint angles clamped to the limits (a locked axis to its
@@ -297,17 +334,19 @@ class ExplicitDrive final : public SubstepListener {
 /// clamped (JointMotorSettings::targetRates), so a moving target is tracked without the damping
 /// lag. A non-finite target gives the motor disabled.
 JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight,
-                                         const Vec3& targetVelocity = Vec3{0.0});
+                                         const Vec3& targetVelocity = Vec3{0.0},
+                                         ServoTargets mode = ServoTargets::Nearest);
 
 /// Hands every joint's target and weighted gains to the engine (setJointMotor per joint).
 /// `weights` may be empty (1), `targetVelocities` too (static targets). Spans sized alike
 /// (asserted). Never allocates.
 void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
                         std::span<const DriveJoint> joints, std::span<const Quat> targets,
-                        std::span<const double> weights);
+                        std::span<const double> weights, ServoTargets mode = ServoTargets::Nearest);
 void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
                         std::span<const DriveJoint> joints, std::span<const Quat> targets,
-                        std::span<const Vec3> targetVelocities, std::span<const double> weights);
+                        std::span<const Vec3> targetVelocities, std::span<const double> weights,
+                        ServoTargets mode = ServoTargets::Nearest);
 
 /// Switches the engine servos of the joints off (leaving powered mode or going to explicit).
 void disableImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints);

@@ -123,6 +123,12 @@ struct JointMotorSettings {
   /// servo drives toward the target moving at these rates: tau = Kp (e + h r - h w') +
   /// Kd (r - w'). [rad/s] [default 0: static target]
   Vec3 targetRates{0.0};
+  /// True: the servo is a PD on the joint angles whose rows ask for the rates it means (an
+  /// engine whose rows turn about the dual of the Euler axes, as Bullet's 6-DoF spring2, measures
+  /// rate * cos(y) on the X and Z rows: their targets and compliances are scaled by it). False:
+  /// the rates are asked of the rows as they are, the first version (near the gimbal lock X and
+  /// Z are then driven at up to 1 / cos(y) the rate meant). [default true]
+  bool angleRateRows = true;
 };
 
 /// Per-step statistics of a world (SPEC.md section 7).

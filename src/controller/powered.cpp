@@ -156,6 +156,7 @@ Status Character::goPowered(const PoweredSettings& settings) {
     disableImplicitDrive(*world_, engineJoints);
     drive_->setEnabled(true);
     (void)drive_->setStabilityLimit(settings.stabilityLimit);
+    drive_->setEndOfSubstepLaw(settings.endOfSubstepLaw);
     listeners_.add(drive_.get());
   } else {
     drive_->setEnabled(false);

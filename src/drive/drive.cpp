@@ -141,6 +141,120 @@ Vec3 admissibleTargetAngles(const Vec3& targetAngles, const Vec3& currentAngles,
   return out;
 }
 
+namespace {
+
+// Wraps an angle to (-pi, pi].
+double wrapToPi(double a) {
+  a = std::remainder(a, 2.0 * kPi);
+  return a <= -kPi ? a + 2.0 * kPi : a;
+}
+
+// The rotation left between `target` and the joint angles: e with target = exp(e) q(angles), in
+// J_A. Its length is the angle between the two rotations.
+Vec3 angleResidual(const Quat& target, const Vec3& angles) {
+  return toRotationVector(shortArc(target * glm::conjugate(fromJointAngles(angles))));
+}
+
+// Box of one axis for the projection: locked axes stay where they are (fixed), limited axes
+// between their limits, free axes anywhere.
+double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
+  return axisLimited(lower[axis], upper[axis]) ? std::clamp(value, lower[axis], upper[axis]) : value;
+}
+
+// Projected Gauss-Newton on the joint angles: minimises |angleResidual(target, angles)| over the
+// axes not locked, each kept in its box. q(angles + d) ~ exp(J d) q(angles) with J the rate axes
+// (rateAxes), so each step solves min |e - J d| over the axes free to move (an axis on a bound
+// that the gradient pushes outward stays there), with a little damping for the near-parallel X
+// and Z axes by the gimbal lock, and halves the step until the residual drops.
+Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper, double* cost) {
+  constexpr int kIterations = 12;
+  Vec3 e = angleResidual(target, angles);
+  double current = glm::dot(e, e);
+  for (int iteration = 0; iteration < kIterations && current > 1e-24; ++iteration) {
+    Vec3 axes[3];
+    rateAxes(angles, axes);
+    const glm::dmat3 jacobian(axes[0], axes[1], axes[2]);  // columns
+    const Vec3 gradient = glm::transpose(jacobian) * e;    // descent direction of |e - J d|^2
+    glm::dmat3 normal = glm::transpose(jacobian) * jacobian;
+    Vec3 rhs = gradient;
+    const double damping = 1e-9 * (normal[0][0] + normal[1][1] + normal[2][2]);
+    for (int i = 0; i < 3; ++i) {
+      const bool locked = axisLocked(lower[i], upper[i]);
+      const bool limited = axisLimited(lower[i], upper[i]);
+      const bool pinnedLow = limited && angles[i] <= lower[i] && gradient[i] < 0.0;
+      const bool pinnedHigh = limited && angles[i] >= upper[i] && gradient[i] > 0.0;
+      if (locked || pinnedLow || pinnedHigh) {
+        for (int k = 0; k < 3; ++k) normal[i][k] = normal[k][i] = 0.0;
+        normal[i][i] = 1.0;
+        rhs[i] = 0.0;
+      } else {
+        normal[i][i] += damping;
+      }
+    }
+    if (!(std::abs(glm::determinant(normal)) > 1e-300)) break;
+    const Vec3 step = glm::inverse(normal) * rhs;
+    bool improved = false;
+    for (double scale = 1.0; scale > 1e-3; scale *= 0.5) {
+      Vec3 next = angles;
+      for (int i = 0; i < 3; ++i) next[i] = boxed(angles[i] + scale * step[i], i, lower, upper);
+      const Vec3 nextE = angleResidual(target, next);
+      const double nextCost = glm::dot(nextE, nextE);
+      if (nextCost < current) {
+        const bool converged = glm::length(next - angles) < 1e-12;
+        angles = next;
+        e = nextE;
+        current = nextCost;
+        improved = !converged;
+        break;
+      }
+    }
+    if (!improved) break;
+  }
+  if (cost) *cost = current;
+  return angles;
+}
+
+}  // namespace
+
+Vec3 nearestAdmissibleAngles(const Quat& target, const Vec3& lockedAngles, const Vec3& lower,
+                             const Vec3& upper, glm::bvec3* clampedAxes) {
+  const Vec3 raw = jointAngles(target);
+  glm::bvec3 clamped{false};
+  Vec3 perAxis = admissibleTargetAngles(raw, lockedAngles, lower, upper, &clamped);
+  bool limitedClamped = false;
+  for (int i = 0; i < 3; ++i)
+    limitedClamped = limitedClamped || (axisLimited(lower[i], upper[i]) && clamped[i]);
+  if (!limitedClamped) {
+    if (clampedAxes) *clampedAxes = clamped;
+    return perAxis;
+  }
+  // The target without its locked rates (locked axes take no target), projected onto the limits
+  // from two starts: the per-axis clamp of its angles, and of the other Euler branch
+  // (x + pi, pi - y, z + pi): past the gimbal lock the clip's canonical angles flip to the other
+  // branch, and the per-axis clamp of one branch can be tens of degrees from the nearest
+  // admissible rotation.
+  Vec3 unlocked = raw;
+  for (int i = 0; i < 3; ++i) {
+    if (axisLocked(lower[i], upper[i])) unlocked[i] = lockedAngles[i];
+  }
+  const Quat goal = unlocked == raw ? target : fromJointAngles(unlocked);
+  const Vec3 branch{wrapToPi(unlocked.x + kPi), wrapToPi(kPi - unlocked.y), wrapToPi(unlocked.z + kPi)};
+  Vec3 other = branch;
+  for (int i = 0; i < 3; ++i) {
+    other[i] = axisLocked(lower[i], upper[i]) ? lockedAngles[i] : boxed(branch[i], i, lower, upper);
+  }
+  double costA = 0.0, costB = 0.0;
+  const Vec3 a = projectOntoLimits(goal, perAxis, lower, upper, &costA);
+  const Vec3 b = projectOntoLimits(goal, other, lower, upper, &costB);
+  const Vec3 out = costB < costA ? b : a;
+  for (int i = 0; i < 3; ++i) {
+    clamped[i] = axisLocked(lower[i], upper[i]) ||
+                 (axisLimited(lower[i], upper[i]) && (out[i] == lower[i] || out[i] == upper[i]));
+  }
+  if (clampedAxes) *clampedAxes = clamped;
+  return out;
+}
+
 Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
                               const Vec3& admissibleAngles, glm::bvec3 removeAxes) {
   if (!glm::any(removeAxes) || targetVelocity == Vec3{0.0}) return targetVelocity;
@@ -189,14 +303,25 @@ double largestEigenvalue(const glm::dmat3& m) {
 
 }  // namespace
 
-double jointInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA, const Quat& worldFromBodyB,
-                           const glm::dmat3& bodyAInverseInertia, const glm::dmat3& bodyBInverseInertia) {
-  // I^-1 in J_A: R I_C^-1 R^T with R = jointAFromBody = inverse(worldFromJointA) * worldFromBody.
+namespace {
+
+// I_A^-1 + I_B^-1 in J_A: R I_C^-1 R^T with R = jointAFromBody = inverse(worldFromJointA) *
+// worldFromBody.
+glm::dmat3 relativeInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA,
+                                  const Quat& worldFromBodyB, const glm::dmat3& bodyAInverseInertia,
+                                  const glm::dmat3& bodyBInverseInertia) {
   const Quat jointAFromWorld = glm::conjugate(worldFromBodyA * joint.bodyAFromJoint);
   const glm::dmat3 ra = glm::mat3_cast(jointAFromWorld * worldFromBodyA);
   const glm::dmat3 rb = glm::mat3_cast(jointAFromWorld * worldFromBodyB);
+  return ra * bodyAInverseInertia * glm::transpose(ra) + rb * bodyBInverseInertia * glm::transpose(rb);
+}
+
+}  // namespace
+
+double jointInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA, const Quat& worldFromBodyB,
+                           const glm::dmat3& bodyAInverseInertia, const glm::dmat3& bodyBInverseInertia) {
   const glm::dmat3 m =
-      ra * bodyAInverseInertia * glm::transpose(ra) + rb * bodyBInverseInertia * glm::transpose(rb);
+      relativeInverseInertia(joint, worldFromBodyA, worldFromBodyB, bodyAInverseInertia, bodyBInverseInertia);
   int open[3];
   int count = 0;
   for (int i = 0; i < 3; ++i) {
@@ -233,8 +358,8 @@ JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInpu
   out.currentAngles = jointAngles(qRel);
   const Vec3 rawTargetAngles = jointAngles(in.target);
   glm::bvec3 adjusted{false};
-  out.targetAngles = admissibleTargetAngles(rawTargetAngles, out.currentAngles, joint.angularLower,
-                                            joint.angularUpper, &adjusted);
+  out.targetAngles = nearestAdmissibleAngles(in.target, out.currentAngles, joint.angularLower,
+                                             joint.angularUpper, &adjusted);
   // Unchanged angles: keep the given quaternion bit for bit (no round trip through angles).
   const bool changed = out.targetAngles != rawTargetAngles;
   const Quat target = changed ? fromJointAngles(out.targetAngles) : in.target;
@@ -381,24 +506,44 @@ void ExplicitDrive::onSubstep(double substepDt) {
     in.targetVelocity = targetVelocities_[i];
     in.weight = weights_[i];
     stabilityScales_[i] = 1.0;
+    // The gains the law runs with: the weight first (Kp * w, Kd, maxTorque * w), then the guard,
+    // then the end-of-substep law; handed to computeJointDrive at weight 1.
+    DriveJoint effective = j;
+    effective.gains = weightedGains(j.gains, in.weight);
+    in.weight = 1.0;
     if (stabilityLimit_ > 0.0) {
-      // Scale the weighted Kp and Kd together; the weight then applies to the scaled joint.
-      const DriveGains weighted = weightedGains(j.gains, in.weight);
+      // Scale Kp and Kd together, keeping their ratio.
       const double inverseInertia = jointInverseInertia(j, in.worldFromBodyA, in.worldFromBodyB,
                                                         bodyInverseInertia_[a], bodyInverseInertia_[b]);
-      const double index = explicitStabilityIndex(weighted, inverseInertia, substepDt);
+      const double index = explicitStabilityIndex(effective.gains, inverseInertia, substepDt);
       if (index > stabilityLimit_) {
         const double scale = stabilityLimit_ / index;
         stabilityScales_[i] = scale;
-        DriveJoint scaled = j;
-        scaled.gains.stiffness *= scale;
-        scaled.gains.damping *= scale;
-        results_[i] = computeJointDrive(scaled, in);
-      } else {
-        results_[i] = computeJointDrive(j, in);
+        effective.gains.stiffness *= scale;
+        effective.gains.damping *= scale;
       }
+    }
+    if (!endOfSubstepLaw_) {
+      results_[i] = computeJointDrive(effective, in);
     } else {
-      results_[i] = computeJointDrive(j, in);
+      // tau = (1 + h D M)^-1 (Kp e + D (wT - w)), D = Kd + h Kp, M = I_A^-1 + I_B^-1 in J_A: the
+      // law with damping D and no clamp, then the matrix, then the total clamp.
+      const double maxTorque = effective.gains.maxTorque;
+      effective.gains.damping += substepDt * effective.gains.stiffness;
+      effective.gains.maxTorque = std::numeric_limits<double>::infinity();
+      JointDriveOutput out = computeJointDrive(effective, in);
+      if (out.valid) {
+        const glm::dmat3 m = relativeInverseInertia(j, in.worldFromBodyA, in.worldFromBodyB,
+                                                    bodyInverseInertia_[a], bodyInverseInertia_[b]);
+        const glm::dmat3 system = glm::dmat3(1.0) + (substepDt * effective.gains.damping) * m;
+        Vec3 tau = glm::inverse(system) * out.torque;
+        const double magnitude = glm::length(tau);
+        out.saturated = magnitude > maxTorque;
+        if (out.saturated) tau *= maxTorque / magnitude;
+        out.torque = tau;
+        out.torqueWorld = (in.worldFromBodyA * j.bodyAFromJoint) * tau;
+      }
+      results_[i] = out;
     }
     const Vec3 impulse = results_[i].torqueWorld * substepDt;
     bodyImpulses_[b] += impulse;
@@ -426,26 +571,26 @@ int ExplicitDrive::invalidJoints() const {
 // --- Implicit drive ---
 
 JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& target, double weight,
-                                         const Vec3& targetVelocity) {
+                                         const Vec3& targetVelocity, ServoTargets mode) {
   JointMotorSettings motor;
+  const bool nearest = mode == ServoTargets::Nearest;
+  motor.angleRateRows = nearest;
   if (!isFinite(target) || glm::dot(target, target) < 1e-12) return motor;  // disabled
   const DriveGains gains = weightedGains(joint.gains, weight);
-  const Vec3 raw = jointAngles(glm::normalize(target));
-  Vec3 angles = raw;
+  const Quat unit = glm::normalize(target);
+  const Vec3 raw = jointAngles(unit);
+  glm::bvec3 clamped{false};
+  const Vec3 angles = nearest ? nearestAdmissibleAngles(unit, joint.angularLower, joint.angularLower,
+                                                        joint.angularUpper, &clamped)
+                              : admissibleTargetAngles(raw, joint.angularLower, joint.angularLower,
+                                                       joint.angularUpper, &clamped);
   for (int i = 0; i < 3; ++i) {
-    const double lo = joint.angularLower[i], hi = joint.angularUpper[i];
-    if (axisLocked(lo, hi)) {
-      angles[i] = lo;
-      motor.stiffness[i] = 0.0;
-      motor.damping[i] = 0.0;
-      continue;
-    }
-    if (axisLimited(lo, hi)) angles[i] = std::clamp(raw[i], lo, hi);
-    motor.stiffness[i] = gains.stiffness;
-    motor.damping[i] = gains.damping;
+    const bool locked = axisLocked(joint.angularLower[i], joint.angularUpper[i]);
+    motor.stiffness[i] = locked ? 0.0 : gains.stiffness;
+    motor.damping[i] = locked ? 0.0 : gains.damping;
   }
   motor.enabled = true;
-  motor.target = angles == raw ? glm::normalize(target) : fromJointAngles(angles);
+  motor.target = angles == raw ? unit : fromJointAngles(angles);
   motor.maxTorque = gains.maxTorque;
   // A moving target: its joint-angle rates on the open axes whose target was not clamped (a
   // clamped target does not move); none near gimbal lock, where the rates are undefined.
@@ -453,7 +598,7 @@ JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& ta
     const Vec3 rates = jointAngleRates(targetVelocity, raw);
     for (int i = 0; i < 3; ++i) {
       const bool moving = motor.stiffness[i] > 0.0 || motor.damping[i] > 0.0;
-      motor.targetRates[i] = moving && angles[i] == raw[i] ? rates[i] : 0.0;
+      motor.targetRates[i] = moving && (nearest ? !clamped[i] : angles[i] == raw[i]) ? rates[i] : 0.0;
     }
   }
   return motor;
@@ -461,21 +606,23 @@ JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& ta
 
 void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
                         std::span<const DriveJoint> joints, std::span<const Quat> targets,
-                        std::span<const double> weights) {
-  applyImplicitDrive(world, engineJoints, joints, targets, {}, weights);
+                        std::span<const double> weights, ServoTargets mode) {
+  applyImplicitDrive(world, engineJoints, joints, targets, {}, weights, mode);
 }
 
 void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
                         std::span<const DriveJoint> joints, std::span<const Quat> targets,
-                        std::span<const Vec3> targetVelocities, std::span<const double> weights) {
+                        std::span<const Vec3> targetVelocities, std::span<const double> weights,
+                        ServoTargets mode) {
   assert(engineJoints.size() == joints.size() && targets.size() == joints.size() &&
          (weights.empty() || weights.size() == joints.size()) &&
          (targetVelocities.empty() || targetVelocities.size() == joints.size()) &&
          "applyImplicitDrive: span sizes differ");
   for (size_t i = 0; i < joints.size(); ++i) {
-    world.setJointMotor(engineJoints[i],
-                        implicitMotorSettings(joints[i], targets[i], weights.empty() ? 1.0 : weights[i],
-                                              targetVelocities.empty() ? Vec3{0.0} : targetVelocities[i]));
+    world.setJointMotor(
+        engineJoints[i],
+        implicitMotorSettings(joints[i], targets[i], weights.empty() ? 1.0 : weights[i],
+                              targetVelocities.empty() ? Vec3{0.0} : targetVelocities[i], mode));
   }
 }
 

@@ -18,8 +18,10 @@
 //   WorldSettings::sleepTime is honoured per world by rescaling each awake body's timer after
 //   every substep (the timer advances h * gDeactivationTime / sleepTime), so no global is written.
 // - Joint motors are implicit PD servos: one Bullet motor row per open axis, re-targeted every
-//   substep as the soft constraint of tau = Kp (e - h w') - Kd w' (w' the rate at the end of the
-//   substep), bounded by maxTorque (Bullet 3.24 treats the motor bound as a force). See
+//   substep as the soft constraint of tau = Kp (e - h w') - Kd w' (w' the angle's rate at the end
+//   of the substep; a row turns about the dual Euler axis and measures rate * cos(y) on X and Z,
+//   JointMotorSettings::angleRateRows), bounded by maxTorque (Bullet 3.24 treats the motor bound
+//   as a force). See
 //   updateMotor() for the soft-drive case, where Bullet's row CFM would make its solver diverge.
 //   (Bullet's own spring row is explicit in the stiffness and ignores any torque limit.)
 // - Anchors: after every substep, joints whose anchors are more than kProjectionTolerance apart
@@ -72,6 +74,10 @@ constexpr int kJointPositionIterations = 4;
 constexpr double kProjectionTolerance = 5e-3;
 /// Largest row CFM given to a motor row (Bullet's solver diverges at 1; see updateMotor()).
 constexpr double kMaxMotorCfm = 0.5;
+/// Smallest scale from an Euler angle's rate to its motor row's velocity (|cos y|, see
+/// updateMotor). Asset limits keep |y| <= 1.4 rad (0.17); this only keeps a row that measures
+/// nothing at the gimbal lock itself from becoming a rigid lock at zero rate.
+constexpr double kMinRowFromRate = 1e-3;
 /// Upper bound of the speculative contact distance. [m]
 constexpr double kMaxSpeculativeDistance = 1.0;
 /// Box collision margin: Bullet's default 0.04 m rounds corners; small boxes need less.
@@ -1319,6 +1325,16 @@ void BulletWorld::updateMotor(JointSlot& joint, double h) {
     double error = joint.motorTargetAngles[i] - c.getAngle(i);
     if (open && i != 1) error = wrapAngle(error);
     const btVector3 axis = c.getAxis(i);
+    // Bullet's row i turns about axis i, the dual of the Euler axes (perpendicular to the other
+    // two), so its velocity is the angle's rate times cos(angle y) for X and Z (1 for Y): by the
+    // gimbal lock the rows of X and Z measure a fraction of their angles' rates. The PD below is
+    // on the angles, so each row's target and compliance are scaled by that factor (scale the
+    // target alone and the servo asks X and Z for 1 / cos y times the rates it means).
+    const btVector3 eulerAxis = i == 0   ? c.getCalculatedTransformB().getBasis().getColumn(0)
+                                : i == 2 ? c.getCalculatedTransformA().getBasis().getColumn(2)
+                                         : axis;
+    const double rowFromRate =
+        m.angleRateRows ? std::max(std::abs(eulerAxis.dot(axis)), kMinRowFromRate) : 1.0;
     // J M^-1 J^T of the angular row (zero for a static or kinematic body).
     const double jmj =
         axis.dot(ra.getInvInertiaTensorWorld() * axis) + axis.dot(rb.getInvInertiaTensorWorld() * axis);
@@ -1335,9 +1351,11 @@ void BulletWorld::updateMotor(JointSlot& joint, double h) {
     // kMaxMotorCfm and move the target so the isolated pair still gets the exact implicit
     // impulse: w_t' = w0 + (v_t - w0) (1 + cfm) / (1 + gamma).
     // A moving target (rate r): tau = Kp (e + h r - h w') + Kd (r - w') gives v_t + r.
-    const double gamma = 1.0 / (h * denom * jmj);
+    // In row units (u = rowFromRate * rate, lambda = Q / rowFromRate for the angle's generalised
+    // impulse Q): v_t and gamma_i gain the factor rowFromRate and rowFromRate^2.
+    const double gamma = rowFromRate * rowFromRate / (h * denom * jmj);
     const double cfm = std::min(gamma, kMaxMotorCfm);
-    double target = kp * error / denom + m.targetRates[i];
+    double target = rowFromRate * (kp * error / denom + m.targetRates[i]);
     if (gamma > cfm) {
       const double w0 = ra.getAngularVelocity().dot(axis) - rb.getAngularVelocity().dot(axis);
       target = w0 + (target - w0) * (1.0 + cfm) / (1.0 + gamma);

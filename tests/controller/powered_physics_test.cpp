@@ -49,7 +49,7 @@ struct Tracking {
   bool stayedPowered = true;
 };
 
-Tracking trackBoxing(DriveSolver solver, double seconds) {
+Tracking trackBoxing(DriveSolver solver, double seconds, bool endOfSubstepLaw = false) {
   Tracking t;
   const test::Character& c = loadCharacter(kBoxing);
   if (!c.asset) return t;
@@ -75,7 +75,9 @@ Tracking trackBoxing(DriveSolver solver, double seconds) {
   for (int i = 0; i < 3; ++i) frame();  // velocity history for the commit
   PoweredSettings s;
   s.solver = solver;
-  s.rampTime = 0.0;  // the bodies start on the animation with its velocities
+  s.endOfSubstepLaw = endOfSubstepLaw;
+  if (endOfSubstepLaw) s.stabilityLimit = 0.0;  // the law is stable on its own: the presets as they are
+  s.rampTime = 0.0;                             // the bodies start on the animation with its velocities
   s.knockoutDistance = std::numeric_limits<double>::infinity();  // measure, whatever the error
   PoweredPin pin;
   pin.body = bodyOf(*c.asset, Slot::Pelvis);
@@ -103,19 +105,27 @@ Tracking trackBoxing(DriveSolver solver, double seconds) {
 
 // In zero gravity with the pelvis pinned, the powered ragdoll follows the boxing clip at the
 // asset's default gains, 60 Hz x 2 substeps. The error is |e| of the drive law: against the
-// admissible target (the animation clamped to the ragdoll's joint limits, locked axes where they
-// are), what the drives can reach. Issue 6 asks RMS < 5 deg and max < 15 deg.
-// Measured (printed): implicit RMS 3.4 deg, max 59 deg; explicit RMS 21 deg, max 98 deg.
-// Asserted: the implicit solver's RMS (the default solver). NOT met, reported to the lead: the
-// max (one joint, the left shoulder, at 3.5 s: its Y angle at the -1.40 rad limit, 10 degrees from
-// the X-Y-Z gimbal lock, where clamping X alone turns the admissible target by tens of degrees
-// between frames) and the explicit drive (its stability guard scales the presets down on the
-// light arm bodies; 8 substeps: 8.5 deg RMS). The max and the explicit RMS are bounded here
-// only against divergence.
+// admissible target (the animation's rotation within the ragdoll's joint limits: the nearest
+// admissible one when a limit is reached, locked axes where they are), what the drives can reach.
+// Issue 6 asks RMS < 5 deg and max < 15 deg.
+// Implicit (the default): RMS 2.6 deg, max 23.5 deg. The max was 60 deg at the left shoulder
+// swung forward past 80 degrees, by the gimbal lock of its X-Y-Z angles, from two defects now
+// fixed: the per-axis clamp of the target's angles (X at its twist limit while the clip turned
+// X and Z together about nearly the same axis: the clamped target swung by tens of degrees in two
+// frames; now the nearest admissible rotation, DriveTargets.NearestAdmissible*) and the servo
+// rows asking X and Z for 1 / cos(y) times their rates (DriveBullet.ServoRatesAreJointAngleRates
+// NearTheGimbalLock); that shoulder now peaks at 13.6 deg. What remains above 15 deg, NOT met:
+// the right wrist at 3.70-3.78 s, where the clip turns it 30 degrees in 10 ms and back 60 ms
+// later (3000 deg/s, a capture glitch): the hand cannot follow, and its error then decays with
+// the presets' Kd / Kp = 0.1 s. Below it: the left elbow and wrist (15.6, 14 deg) where the guard
+// pose presses the left fist against the head (without self-collision 2.7 and 3.0 deg).
+// Explicit (see the explicit figures printed and docs/DRIVES.md): bounded only against divergence.
 TEST(Powered, TracksBoxingWithThePelvisPinned) {
   const Tracking explicitDrive = trackBoxing(DriveSolver::Explicit, 4.0);
   const Tracking implicitDrive = trackBoxing(DriveSolver::Implicit, 4.0);
-  for (const auto& [name, t] : {std::pair{"explicit", explicitDrive}, std::pair{"implicit", implicitDrive}}) {
+  const Tracking endOfSubstep = trackBoxing(DriveSolver::Explicit, 4.0, true);
+  for (const auto& [name, t] : {std::pair{"explicit", explicitDrive}, std::pair{"implicit", implicitDrive},
+                                std::pair{"explicit end-of-substep", endOfSubstep}}) {
     std::printf(
         "[ powered ] Boxing_Toes, zero g, pelvis pinned, %s drives, 60 Hz x %d, %.2f s: rms %.2f deg, max "
         "%.2f deg, peak saturated joints %d\n",
@@ -125,6 +135,8 @@ TEST(Powered, TracksBoxingWithThePelvisPinned) {
     EXPECT_LT(t.max, 120.0 * kDeg) << name;  // no divergence
   }
   EXPECT_LT(implicitDrive.rms, 5.0 * kDeg);
+  // Regression guard on what is measured (23.5 deg, the wrist glitch above), not the issue's 15.
+  EXPECT_LT(implicitDrive.max, 25.0 * kDeg);
   EXPECT_LT(explicitDrive.rms, 30.0 * kDeg);  // no divergence (see above)
 }
 
@@ -142,7 +154,7 @@ struct Hit {
   int blockingViolations = 0;  ///< Steps with other than one blocking representation.
 };
 
-Hit hitStanding(double impulse, DriveSolver solver) {
+Hit hitStanding(double impulse, DriveSolver solver, bool endOfSubstepLaw = false) {
   Hit h;
   const test::Character& c = loadCharacter(kBoxing);
   if (!c.asset) return h;
@@ -153,6 +165,8 @@ Hit hitStanding(double impulse, DriveSolver solver) {
   const Transform root = standingRoot(c, locals);
   CharacterSettings settings;
   settings.hitReaction.solver = solver;
+  settings.hitReaction.endOfSubstepLaw = endOfSubstepLaw;
+  if (endOfSubstepLaw) settings.hitReaction.stabilityLimit = 0.0;
   auto created = Character::create(*world, c.asset, c.skeleton(), settings, root, locals);
   EXPECT_TRUE(created) << (created ? "" : created.error());
   if (!created) return h;
@@ -216,6 +230,8 @@ void printHit(const char* what, DriveSolver solver, const Hit& h) {
 // hold the hit and knocks out (docs/DRIVES.md).
 TEST(Powered, ChestHitReturnsToAnimation) {
   printHit("chest hit 150 N s", DriveSolver::Explicit, hitStanding(150.0, DriveSolver::Explicit));
+  printHit("chest hit 150 N s, end-of-substep law", DriveSolver::Explicit,
+           hitStanding(150.0, DriveSolver::Explicit, true));
   const Hit h = hitStanding(150.0, DriveSolver::Implicit);
   printHit("chest hit 150 N s", DriveSolver::Implicit, h);
   EXPECT_FALSE(h.knockedOut);

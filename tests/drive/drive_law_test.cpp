@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 
@@ -343,6 +344,102 @@ TEST(DriveLaw, AdmissibleTargetVelocityRemovesOneAxisRate) {
   EXPECT_EQ(admissibleTargetVelocity(Vec3{1, 2, 3}, Vec3{0, kPi / 2, 0}, Vec3{0, kPi / 2, 0},
                                      glm::bvec3{true, false, false}),
             Vec3{0.0});
+}
+
+// The angle between a target and the rotation of some joint angles. [rad]
+double residualAngle(const Quat& target, const Vec3& angles) {
+  return glm::length(toRotationVector(shortArc(target * glm::conjugate(fromJointAngles(angles)))));
+}
+
+// A left shoulder's limits (the builder's, T-pose rig): X twist +-0.9, Y -1.4..0.8 (the middle
+// Euler angle, kept 10 degrees off its gimbal lock), Z -2.07..1.23.
+const Vec3 kShoulderLower{-0.9, -1.4, -2.07}, kShoulderUpper{0.9, 0.8, 1.23};
+
+// Nothing limited is clamped: exactly the per-axis rule (locked axes take the given angles).
+TEST(DriveTargets, NearestAdmissibleIsThePerAxisRuleWhenNothingIsClamped) {
+  const Vec3 lower{0.0, -0.3, -1.0}, upper{0.0, 0.3, 1.0};  // X locked
+  const Quat target = fromJointAngles(Vec3{0.4, 0.2, -0.7});
+  glm::bvec3 clamped{false};
+  const Vec3 angles = nearestAdmissibleAngles(target, Vec3{0.05, 9.0, 9.0}, lower, upper, &clamped);
+  EXPECT_EQ(angles, admissibleTargetAngles(jointAngles(target), Vec3{0.05, 9.0, 9.0}, lower, upper));
+  EXPECT_EQ(angles, (Vec3{0.05, 0.2, -0.7}));
+  EXPECT_EQ(clamped, (glm::bvec3{true, false, false}));
+}
+
+// Past the gimbal lock (the arm swung forward beyond 90 degrees) the clip's canonical angles
+// flip to the other Euler branch: Rx(a) Ry(b) Rz(c) with b = -1.62 reads as (a + pi, -pi - b,
+// c + pi). Clamping that triple axis by axis lands on a rotation more than a radian away, while
+// (a, -1.4, c), the same rotation with only Y moved to its limit, is 0.22 rad from the target
+// (by hand: the two differ by Rx(a) Ry(-0.22) Rx(-a), a 0.22 rad turn). The nearest admissible
+// rotation is at most that far, within the limits, and no admissible nudge brings it closer.
+TEST(DriveTargets, NearestAdmissibleCrossesTheEulerBranch) {
+  const double a = 0.3, b = -1.62, c = -0.5;
+  const Quat target = fromJointAngles(Vec3{a, b, c});
+  const Vec3 canonical = jointAngles(target);
+  EXPECT_NEAR(canonical.y, -kPi - b, 1e-9);  // the other branch
+  const Vec3 perAxis = admissibleTargetAngles(canonical, Vec3{0.0}, kShoulderLower, kShoulderUpper);
+  glm::bvec3 clamped{false};
+  const Vec3 nearest = nearestAdmissibleAngles(target, Vec3{0.0}, kShoulderLower, kShoulderUpper, &clamped);
+  const double perAxisError = residualAngle(target, perAxis);
+  const double nearestError = residualAngle(target, nearest);
+  std::printf(
+      "[ drive ] target past the gimbal lock: per-axis clamp %.1f deg away, nearest %.2f deg (by hand <= "
+      "%.2f deg)\n",
+      perAxisError / kDeg, nearestError / kDeg, 0.22 / kDeg);
+  EXPECT_GT(perAxisError, 1.0);
+  EXPECT_LE(nearestError, residualAngle(target, Vec3{a, -1.4, c}) + 1e-9);
+  EXPECT_NEAR(residualAngle(target, Vec3{a, -1.4, c}), 0.22, 1e-9);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_GE(nearest[i], kShoulderLower[i]);
+    EXPECT_LE(nearest[i], kShoulderUpper[i]);
+  }
+  EXPECT_TRUE(clamped.y);  // on the Y limit: its rate is dropped from a moving target
+  EXPECT_DOUBLE_EQ(nearest.y, -1.4);
+  // A local minimum over the limits: no admissible step of 1e-4 rad on any pair of axes helps.
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      for (double si : {-1.0, 1.0}) {
+        for (double sj : {-1.0, 1.0}) {
+          Vec3 nudged = nearest;
+          nudged[i] += si * 1e-4;
+          nudged[j] += sj * 1e-4;
+          nudged = glm::clamp(nudged, kShoulderLower, kShoulderUpper);
+          EXPECT_GE(residualAngle(target, nudged), nearestError - 1e-12);
+        }
+      }
+    }
+  }
+}
+
+// By the gimbal lock X and Z turn about nearly the same axis, so a target with X beyond its limit
+// has admissible rotations much nearer than X alone clamped (Z can take up X's excess). Random
+// targets near the lock: the nearest is never farther than the per-axis clamp, and on average
+// much nearer.
+TEST(DriveTargets, NearestAdmissibleNeverLosesToThePerAxisClamp) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> x(-1.6, 1.6), y(-1.55, -1.2), z(-2.0, 1.2);
+  double perAxisSum = 0.0, nearestSum = 0.0;
+  int clampedTargets = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const Quat target = fromJointAngles(Vec3{x(rng), y(rng), z(rng)});
+    const Vec3 perAxis =
+        admissibleTargetAngles(jointAngles(target), Vec3{0.0}, kShoulderLower, kShoulderUpper);
+    const Vec3 nearest = nearestAdmissibleAngles(target, Vec3{0.0}, kShoulderLower, kShoulderUpper);
+    const double p = residualAngle(target, perAxis), n = residualAngle(target, nearest);
+    EXPECT_LE(n, p + 1e-12) << trial;
+    EXPECT_EQ(nearest, glm::clamp(nearest, kShoulderLower, kShoulderUpper)) << trial;
+    if (p > 0.0) {
+      ++clampedTargets;
+      perAxisSum += p;
+      nearestSum += n;
+    }
+  }
+  std::printf(
+      "[ drive ] %d clamped targets near the gimbal lock: mean distance per-axis %.1f deg, nearest %.1f "
+      "deg\n",
+      clampedTargets, perAxisSum / clampedTargets / kDeg, nearestSum / clampedTargets / kDeg);
+  EXPECT_GT(clampedTargets, 100);
+  EXPECT_LT(nearestSum, 0.5 * perAxisSum);
 }
 
 TEST(DriveStability, IndexByHand) {
