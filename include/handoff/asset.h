@@ -290,6 +290,11 @@ Status saveRagdollFile(const RagdollAsset& asset, const std::string& path);
 void bodyPosesFromModels(const RagdollAsset& asset, std::span<const Transform> models,
                          const Transform& worldFromRoot, std::span<Transform> worldFromBodies);
 
+/// The engine joint of an asset joint: its two frames and the preset's limits between
+/// `bodies[def.parentBody]` and `bodies[def.childBody]` (asset body order), adjacent bodies not
+/// colliding. What Ragdoll::create makes for each joint.
+JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies);
+
 /// Lowest point of a shape placed by `worldFromShape` (world Y up): where it would touch a
 /// floor below it. A sphere's bottom, a capsule's lower cap bottom, a box's lowest corner height
 /// under its centre. The shape's origin for ShapeType::None. [m] Never allocates.

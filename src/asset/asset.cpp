@@ -194,4 +194,16 @@ JointGroup jointGroupForSlot(Slot s) {
   }
 }
 
+JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies) {
+  JointDesc desc;
+  desc.bodyA = bodies[static_cast<size_t>(def.parentBody)];
+  desc.bodyB = bodies[static_cast<size_t>(def.childBody)];
+  desc.bodyAFromJoint = def.bodyAFromJoint;
+  desc.bodyBFromJoint = def.bodyBFromJoint;
+  desc.angularLower = def.preset.angularLower;
+  desc.angularUpper = def.preset.angularUpper;
+  desc.collideConnected = false;
+  return desc;
+}
+
 }  // namespace handoff

@@ -170,14 +170,7 @@ struct Crowd::Impl {
       if (b.ok()) space.world->setEnabled(*b, false);
     }
     for (const JointDef& def : a.joints) {
-      JointDesc d;
-      d.bodyA = inst.bodies[static_cast<size_t>(def.parentBody)];
-      d.bodyB = inst.bodies[static_cast<size_t>(def.childBody)];
-      d.bodyAFromJoint = def.bodyAFromJoint;
-      d.bodyBFromJoint = def.bodyBFromJoint;
-      d.angularLower = def.preset.angularLower;
-      d.angularUpper = def.preset.angularUpper;
-      Result<JointId> j = space.world->createJoint(d);
+      Result<JointId> j = space.world->createJoint(jointDescFor(def, inst.bodies));
       assert(j.ok());
       inst.joints[static_cast<size_t>(inst.jointCount++)] = j.ok() ? *j : JointId{};
     }

@@ -333,15 +333,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
         def.childBody >= bodyCount) {
       return Error{"joint '" + def.name + "' connects bodies that do not exist"};
     }
-    JointDesc desc;
-    desc.bodyA = r->bodies_[static_cast<size_t>(def.parentBody)];
-    desc.bodyB = r->bodies_[static_cast<size_t>(def.childBody)];
-    desc.bodyAFromJoint = def.bodyAFromJoint;
-    desc.bodyBFromJoint = def.bodyBFromJoint;
-    desc.angularLower = def.preset.angularLower;
-    desc.angularUpper = def.preset.angularUpper;
-    desc.collideConnected = false;
-    Result<JointId> id = world.createJoint(desc);
+    Result<JointId> id = world.createJoint(jointDescFor(def, r->bodies_));
     if (!id) return Error{"joint '" + def.name + "': " + id.error()};
     const int jointIndex = static_cast<int>(r->joints_.size());
     r->joints_.push_back(*id);

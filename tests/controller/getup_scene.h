@@ -227,6 +227,16 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       f.transition = ch.recoveries().back().transition;
       f.gatherTime = ch.recoveries().back().gatherTime;
     }
+    // A joint's displayed move over this frame against the clip's own move of it (modelsA, this
+    // frame, against modelsB, one frame earlier): worst excess, worst displayed and worst own move.
+    const auto jump = [&](int joint, double* beyond, double* movedMax, double* ownMax) {
+      const auto j = static_cast<size_t>(joint);
+      const double moved = glm::length(shown[j].translation - previous[j].translation);
+      const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
+      *beyond = std::max(*beyond, moved - own);
+      *movedMax = std::max(*movedMax, moved);
+      *ownMax = std::max(*ownMax, own);
+    };
     if (!previous.empty() &&
         (ch.state() == CharacterState::Recovering || before == CharacterState::Recovering)) {
       // The clip's own motion of each joint over this frame (clip time from the planned transition).
@@ -238,16 +248,10 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
                         transitionClipTime(std::max(0.0, t - kFrame), rec.transition), clipB);
       localToModel(skeleton, clipA, modelsA);
       localToModel(skeleton, clipB, modelsB);
-      auto jump = [&](int joint, double* beyond, double* raw) {
-        const auto j = static_cast<size_t>(joint);
-        const double moved = glm::length(shown[j].translation - previous[j].translation);
-        const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
-        *beyond = std::max(*beyond, moved - own);
-        *raw = std::max(*raw, moved);
-      };
-      jump(scene.pelvis, &f.worstPelvisJump, &f.worstPelvisStep);
-      jump(scene.feet[0], &f.worstFootJump, &f.worstFootStep);
-      jump(scene.feet[1], &f.worstFootJump, &f.worstFootStep);
+      double ownStep = 0.0;
+      jump(scene.pelvis, &f.worstPelvisJump, &f.worstPelvisStep, &ownStep);
+      jump(scene.feet[0], &f.worstFootJump, &f.worstFootStep, &ownStep);
+      jump(scene.feet[1], &f.worstFootJump, &f.worstFootStep, &ownStep);
     }
     if (f.recovered && !previous.empty() && ch.state() == CharacterState::Animated) {
       // Running again: the run clip's own motion of each joint over this frame.
@@ -255,17 +259,10 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       c.clip(runClip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, clipB);
       localToModel(skeleton, clipA, modelsA);
       localToModel(skeleton, clipB, modelsB);
-      auto jump = [&](int joint, double* beyond, double* ownMove) {
-        const auto j = static_cast<size_t>(joint);
-        const double moved = glm::length(shown[j].translation - previous[j].translation);
-        const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
-        *beyond = std::max(*beyond, moved - own);
-        *ownMove = std::max(*ownMove, own);
-      };
-      double pelvisOwnStep = 0.0;
-      jump(scene.pelvis, &f.worstResumePelvisJump, &pelvisOwnStep);
-      jump(scene.feet[0], &f.worstResumeFootJump, &f.worstResumeOwnFootStep);
-      jump(scene.feet[1], &f.worstResumeFootJump, &f.worstResumeOwnFootStep);
+      double pelvisOwnStep = 0.0, rawStep = 0.0;
+      jump(scene.pelvis, &f.worstResumePelvisJump, &rawStep, &pelvisOwnStep);
+      jump(scene.feet[0], &f.worstResumeFootJump, &rawStep, &f.worstResumeOwnFootStep);
+      jump(scene.feet[1], &f.worstResumeFootJump, &rawStep, &f.worstResumeOwnFootStep);
     }
     previous = shown;
     if (ch.takeRecoveryFinished()) {

@@ -511,14 +511,7 @@ RagdollRun driveRagdollThroughRun(bool isotropic, TorqueApplication application)
   }
   std::vector<JointId> engineJoints;
   for (const JointDef& def : asset.joints) {
-    JointDesc desc;
-    desc.bodyA = bodies[static_cast<size_t>(def.parentBody)];
-    desc.bodyB = bodies[static_cast<size_t>(def.childBody)];
-    desc.bodyAFromJoint = def.bodyAFromJoint;
-    desc.bodyBFromJoint = def.bodyBFromJoint;
-    desc.angularLower = def.preset.angularLower;
-    desc.angularUpper = def.preset.angularUpper;
-    auto joint = world->createJoint(desc);
+    auto joint = world->createJoint(jointDescFor(def, bodies));
     EXPECT_TRUE(joint.ok());
     if (joint.ok()) engineJoints.push_back(*joint);
   }

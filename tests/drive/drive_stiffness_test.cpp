@@ -142,14 +142,7 @@ Settle settle(Mode mode, double scale, int substeps) {
   }
   std::vector<JointId> engineJoints;
   for (const JointDef& def : h.asset.joints) {
-    JointDesc desc;
-    desc.bodyA = bodies[static_cast<size_t>(def.parentBody)];
-    desc.bodyB = bodies[static_cast<size_t>(def.childBody)];
-    desc.bodyAFromJoint = def.bodyAFromJoint;
-    desc.bodyBFromJoint = def.bodyBFromJoint;
-    desc.angularLower = def.preset.angularLower;
-    desc.angularUpper = def.preset.angularUpper;
-    auto joint = world->createJoint(desc);
+    auto joint = world->createJoint(jointDescFor(def, bodies));
     EXPECT_TRUE(joint.ok());
     if (!joint.ok()) return s;
     engineJoints.push_back(*joint);
