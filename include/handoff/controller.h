@@ -43,12 +43,8 @@ enum class CharacterState : std::uint8_t {
 };
 const char* characterStateName(CharacterState state);
 
-/// A get-up clip for the character's own skeleton (retarget other rigs' clips first, see
-/// handoff::retargetClip) with its metadata.
-struct GetUpClip {
-  Clip clip;
-  GetUpClipInfo info;
-};
+// GetUpClip (a get-up clip on the character's skeleton with its metadata) and prepareGetUpClips
+// are in handoff/recovery.h.
 
 /// The pre-get-up gather: once the ragdoll has settled and the clip is chosen, the engine's
 /// joint servos (the asset's drive gains, handoff::applyImplicitDrive) pull the still-dynamic

@@ -173,6 +173,28 @@ class FacingClassifier {
 // Get-up clip metadata
 // ------------------------------------------------------------------------------------------
 
+/// What completeGetUpClip measured and did. Heights are the pelvis above the lowest point of
+/// either leg (joints and end sites), so a reference pose needs no floor of its own.
+struct GetUpCompletion {
+  bool tailAdded = false;
+  /// Standing reference's pelvis height above its feet minus the clip's at its last frame
+  /// (> 0: the clip ends low). [m]
+  double shortfall = 0.0;
+  double endHipHeight = 0.0;        ///< The clip's last frame, pelvis above its feet. [m]
+  double referenceHipHeight = 0.0;  ///< The standing reference, the same. [m]
+  double endKneeBend = 0.0;         ///< The more bent knee at the clip's last frame. [rad]
+  double referenceKneeBend = 0.0;   ///< The more bent knee of the reference. [rad]
+  /// Vertical pelvis speed over the clip's last 0.1 s (> 0 rising). [m/s]
+  double endRiseSpeed = 0.0;
+  double tailDuration = 0.0;  ///< Time appended (0: no tail). [s]
+  int tailFrames = 0;         ///< Frames appended at the clip's frame rate.
+  /// Fastest move of the pelvis or a foot point (joints and end sites under each foot) between two
+  /// frames of the tail (the clip's last frame included), divided by the frame time. [m/s]
+  double worstTailSpeed = 0.0;
+  /// False when maxDuration was reached with worstTailSpeed above maxPointSpeed.
+  bool boundMet = true;
+};
+
 struct GetUpClipOptions {
   /// Height of the clip's floor in clip space (BVH files: 0). [m]
   double groundHeight = 0.0;
@@ -200,6 +222,10 @@ struct GetUpClipInfo {
   double endPelvisHeight = 0.0;
   /// Horizontal distance from the frame-0 pelvis to the root: how far the get-up travels. [m]
   double travel = 0.0;
+  /// The completion tail appended to the source clip (completeGetUpClip), measured on the
+  /// source rig; tailAdded = false when the clip stood at its end, or completion was off or not
+  /// run (computeGetUpClipInfo alone leaves this default; prepareGetUpClips fills it).
+  GetUpCompletion completion;
 };
 
 /// Character forward in model space at bind, from the humanoid map: Up x (UpperLegR - UpperLegL),
@@ -445,5 +471,98 @@ struct RetargetReport {
 Result<Clip> retargetClip(const Clip& source, const Skeleton& sourceSkeleton, const HumanoidMap& sourceMap,
                           const Skeleton& targetSkeleton, const HumanoidMap& targetMap,
                           const RetargetOptions& options = {}, RetargetReport* report = nullptr);
+
+// ------------------------------------------------------------------------------------------
+// Completing get-up clips that end below standing, and preparing a character's get-up clips
+// ------------------------------------------------------------------------------------------
+//
+// Many get-up clips stop before the character is fully upright (games blend their tail into an
+// idle): DeepMimic's humanoid3d_getup_faceup.bvh ends with its knees bent 24 and 38 degrees and
+// its pelvis still rising. Played to its end such a clip leaves the character crouching, and a
+// retarget carries the crouch to every rig. completeGetUpClip appends a tail to such a clip that
+// eases its last frame into a standing reference pose of the same skeleton, so the get-up really
+// ends standing (on the source rig, and so after retargeting).
+
+struct GetUpCompletionSettings {
+  /// Add a tail to clips that end short; false returns every clip unchanged (the report still
+  /// measures). [default true]
+  bool enabled = true;
+  /// A shortfall (GetUpCompletion::shortfall) at or below this is standing. [m] [>= 0] [default 0.01]
+  double heightTolerance = 0.01;
+  /// A last-frame knee bend at most this much beyond the reference's is standing.
+  /// [rad] [>= 0] [default 0.1745 = 10 degrees]
+  double kneeTolerance = 0.174532925199433;
+  /// Shortest tail. [s] [> 0] [default 0.3]
+  double minDuration = 0.3;
+  /// Longest tail; a tail that needs more to keep maxPointSpeed reports boundMet = false. [s]
+  /// [>= minDuration] [default 3.0]
+  double maxDuration = 3.0;
+  /// Fastest the pelvis and the foot points may move in the tail. [m/s] [> 0] [default 1.0: 1.7 cm
+  /// per 60 Hz frame, under issue 5's 2 cm; the same bound as TransitionSettings::maxPointSpeed]
+  double maxPointSpeed = 1.0;
+  /// The pelvis rises no faster than the clip was rising at its end (measured over its last
+  /// 0.1 s), and never slower than this when the clip ends still. [m/s] [> 0] [default 0.1]
+  double minRiseSpeed = 0.1;
+};
+
+/// Validates settings: errors name the field.
+Status validateGetUpCompletionSettings(const GetUpCompletionSettings& settings);
+
+/// Appends a completion tail to a get-up clip that ends below standing. "Below standing": the
+/// pelvis above the lowest leg point (joints and end sites from either upper leg down) at the last
+/// frame is more than heightTolerance under the same measure of `standingLocals`, or the more
+/// bent knee (thigh to shin) is more than kneeTolerance beyond the reference's. The tail eases
+/// the last frame into the reference (weight 1 - (1 - s)^2: the motion starts at the tail's pace
+/// and comes to rest standing; lerp translations, short-arc slerp rotations) placed under the
+/// last frame: the reference keeps its joint rotations, its pelvis is turned (yaw only) onto the
+/// last frame's standing forward, keeps the last frame's horizontal pelvis position, and its
+/// lowest leg point lands at the height of the last frame's (the pelvis rises to the
+/// reference's height above the feet). Duration: at least minDuration; at least twice the
+/// shortfall over the clip's final rise speed (the ease starts at twice its mean speed, so the
+/// pelvis starts no faster than the clip was rising); then lengthened until no tracked point
+/// (pelvis, joints and end sites under either foot) moves faster than maxPointSpeed between
+/// two frames, up to maxDuration; rounded up to whole frames of the clip's rate. The clip's own
+/// frames are kept bit-identical; a clip that stands (or settings.enabled = false) is returned
+/// unchanged. `standingLocals`: a local pose of `skeleton` standing upright (e.g. the last frame
+/// of a get-up clip of the same rig that ends standing, see standingReferenceClip). Errors name
+/// the clip and the reason (invalid clip or reference, unmapped slot, invalid settings, a
+/// reference or last frame whose pelvis is more than 45 degrees from upright).
+Result<Clip> completeGetUpClip(const Clip& clip, const Skeleton& skeleton, const HumanoidMap& map,
+                               std::span<const Transform> standingLocals,
+                               const GetUpCompletionSettings& settings = {},
+                               GetUpCompletion* report = nullptr);
+
+/// Of several get-up clips of one skeleton, the index of the one whose last frame stands tallest
+/// (pelvis highest above its lowest leg point): the natural standing reference of the others. For
+/// the DeepMimic pair it is humanoid3d_getup_facedown.bvh (0.855 m, knees within 4 degrees; the
+/// face-up clip ends at 0.838 m, knees 24/38 degrees). Errors name the clip that is invalid.
+Result<int> standingReferenceClip(std::span<const Clip> clips, const Skeleton& skeleton,
+                                  const HumanoidMap& map);
+
+/// A get-up clip for a character's own skeleton (retarget other rigs' clips first, see
+/// retargetClip, or use prepareGetUpClips) with its metadata.
+struct GetUpClip {
+  Clip clip;
+  GetUpClipInfo info;
+};
+
+struct GetUpPrepareOptions {
+  GetUpCompletionSettings completion;
+  /// The standing reference on the source skeleton; empty = the last frame of
+  /// standingReferenceClip among the clips prepared together.
+  std::vector<Transform> standingLocals;
+  RetargetOptions retarget;
+  GetUpClipOptions info;
+};
+
+/// A character's get-up clips from clips of one source rig (e.g. the supine and the prone
+/// one): each is completed on the source rig (completeGetUpClip against the standing
+/// reference), retargeted onto the target when the rigs differ (different joint names or
+/// parents), and given its GetUpClipInfo with the completion report. Same order as
+/// `sourceClips`. Errors name the clip.
+Result<std::vector<GetUpClip>> prepareGetUpClips(std::span<const Clip> sourceClips,
+                                                 const Skeleton& sourceSkeleton, const HumanoidMap& sourceMap,
+                                                 const Skeleton& targetSkeleton, const HumanoidMap& targetMap,
+                                                 const GetUpPrepareOptions& options = {});
 
 }  // namespace handoff

@@ -11,6 +11,8 @@
 // stay the target's own (its bone lengths); the pelvis position is M * p_s * ratio.
 #include "handoff/recovery.h"
 
+#include "recovery/leg_stance.h"
+
 #include <array>
 #include <cmath>
 #include <limits>
@@ -80,24 +82,7 @@ std::optional<Vec3> boneDirection(const Skeleton& skeleton, const HumanoidMap& m
   return d / len;
 }
 
-/// Pelvis height above the lowest point of both legs (joints and end sites) in a model pose.
-double hipHeightAboveFeet(const Skeleton& skeleton, const HumanoidMap& map,
-                          std::span<const Transform> models) {
-  const int n = skeleton.jointCount();
-  std::vector<char> inLeg(static_cast<size_t>(n), 0);
-  double lowest = std::numeric_limits<double>::infinity();
-  for (int j = 0; j < n; ++j) {
-    const int parent = skeleton.parents[static_cast<size_t>(j)];
-    inLeg[static_cast<size_t>(j)] =
-        static_cast<char>(j == map[Slot::UpperLegL] || j == map[Slot::UpperLegR] ||
-                          (parent != kNoParent && inLeg[static_cast<size_t>(parent)]));
-    if (!inLeg[static_cast<size_t>(j)]) continue;
-    const Transform& m = models[static_cast<size_t>(j)];
-    lowest = std::min(lowest, m.translation.y);
-    lowest = std::min(lowest, m.transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]).y);
-  }
-  return models[static_cast<size_t>(map[Slot::Pelvis])].translation.y - lowest;
-}
+using recovery_detail::hipHeightAboveFeet;
 
 bool slotValid(const Skeleton& skeleton, int joint) { return joint >= 0 && joint < skeleton.jointCount(); }
 
