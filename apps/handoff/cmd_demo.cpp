@@ -27,10 +27,12 @@ std::string scenarioDir() {
 
 /// Runs scenarios into `out` with progress lines. Returns the exit code: 0 when every scenario
 /// passed, 1 otherwise.
-int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool baselines) {
+int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool baselines,
+             bool completeGetUps) {
   RunOptions options;
   options.searchDirs = {dataDir()};
   options.baselines = baselines;
+  options.completeGetUps = completeGetUps;
   const auto progress = [](const ScenarioResult& r, int index, int count) {
     const int passed = static_cast<int>(std::count_if(
         r.checks.begin(), r.checks.end(), [](const ThresholdCheck& c) { return c.ran && c.pass; }));
@@ -79,7 +81,10 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
       "demo", "run the built-in suite on the default characters (report, metrics, replays)");
   cmd->add_option("--out", *out, "output folder");
   cmd->add_flag("--no-baselines", *noBaselines, "skip the naive baselines");
-  cmd->callback([out, noBaselines, &exitCode] {
+  auto noCompletion = std::make_shared<bool>(false);
+  cmd->add_flag("--no-getup-completion", *noCompletion,
+                "play get-up clips as they are (no completion tail for a clip that ends below standing)");
+  cmd->callback([out, noBaselines, noCompletion, &exitCode] {
     Result<std::vector<Scenario>> suite = builtInSuite(scenarioDir());
     if (!suite) {
       std::cerr << "error: " << suite.error() << "\n";
@@ -87,7 +92,7 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
       return;
     }
     std::printf("handoff demo: %zu scenarios, data from %s\n", suite->size(), dataDir().c_str());
-    exitCode = runSuite(*suite, *out, !*noBaselines);
+    exitCode = runSuite(*suite, *out, !*noBaselines, !*noCompletion);
   });
 
   auto files = std::make_shared<std::vector<std::string>>();
@@ -97,7 +102,10 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
   run->add_option("scenario", *files, "scenario JSON files")->required()->check(CLI::ExistingFile);
   run->add_option("--out", *runOut, "output folder (default out/<first scenario's name>)");
   run->add_flag("--no-baselines", *runNoBaselines, "skip the naive baselines");
-  run->callback([files, runOut, runNoBaselines, &exitCode] {
+  auto runNoCompletion = std::make_shared<bool>(false);
+  run->add_flag("--no-getup-completion", *runNoCompletion,
+                "play get-up clips as they are (no completion tail for a clip that ends below standing)");
+  run->callback([files, runOut, runNoBaselines, runNoCompletion, &exitCode] {
     Result<std::vector<Scenario>> scenarios = loadAll(*files);
     if (!scenarios) {
       std::cerr << "error: " << scenarios.error() << "\n";
@@ -105,7 +113,7 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
       return;
     }
     const std::string folder = runOut->empty() ? "out/" + scenarios->front().name : *runOut;
-    exitCode = runSuite(*scenarios, folder, !*runNoBaselines);
+    exitCode = runSuite(*scenarios, folder, !*runNoBaselines, !*runNoCompletion);
   });
 
   auto exportFile = std::make_shared<std::string>();

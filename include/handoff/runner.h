@@ -119,6 +119,8 @@ struct RecoveryMetrics {
   bool cancelled = false;
   double worstPelvisJump = 0.0;  ///< Per frame, beyond the get-up clip's own motion. [m]
   double worstFootJump = 0.0;    ///< [m]
+  /// Completion tail appended to the chosen get-up clip (GetUpCompletion::tailDuration; 0: none). [s]
+  double getUpTail = 0.0;
 };
 
 /// The same handoff with a naive baseline (HandoffSettings::mode), for comparison.
@@ -172,6 +174,11 @@ struct RunOptions {
   /// naming clips.
   std::string defaultSupine = "deepmimic/humanoid3d_getup_faceup.bvh";
   std::string defaultProne = "deepmimic/humanoid3d_getup_facedown.bvh";
+  /// Complete a get-up clip that ends below standing (handoff::completeGetUpClip) against the
+  /// standing reference of the supine/prone pair (the last frame of the one that ends tallest;
+  /// only when both clips animate one rig). The default DeepMimic face-up clip ends mid-rise and
+  /// gets a 0.48 s tail. [default true]
+  bool completeGetUps = true;
 };
 
 /// Runs scenarios, caching imported files and built ragdolls between runs.

@@ -94,7 +94,8 @@ json scenarioJson(const ScenarioResult& r) {
                           {"finished", m.finished},
                           {"cancelled", m.cancelled},
                           {"worstPelvisJump", m.worstPelvisJump},
-                          {"worstFootJump", m.worstFootJump}});
+                          {"worstFootJump", m.worstFootJump},
+                          {"getUpTail", m.getUpTail}});
   }
   json events = json::array();
   for (const CharacterEvent& e : r.events) {
@@ -452,13 +453,13 @@ std::string reportHtml(std::span<const ScenarioResult> results) {
       o << "<h3>Recoveries</h3><table><tr><th>#</th><th>facing</th><th>settled [s]</th><th>get-up start "
            "[s]</th>"
            "<th>finished</th><th>cancelled</th><th>pelvis jump beyond clip [mm/frame]</th>"
-           "<th>foot jump beyond clip [mm/frame]</th></tr>";
+           "<th>foot jump beyond clip [mm/frame]</th><th>get-up completion tail [s]</th></tr>";
       for (size_t r = 0; r < sc["recoveries"].size(); ++r) {
         const std::string rp = p + "/recoveries/" + std::to_string(r);
         o << "<tr><td>" << r << "</td>" << cell(doc, rp + "/facing") << cell(doc, rp + "/settleTime")
           << cell(doc, rp + "/startTime") << cell(doc, rp + "/finished") << cell(doc, rp + "/cancelled")
           << cell(doc, rp + "/worstPelvisJump", 1, 1e3) << cell(doc, rp + "/worstFootJump", 1, 1e3)
-          << "</tr>";
+          << cell(doc, rp + "/getUpTail", 2) << "</tr>";
       }
       o << "</table>";
     }

@@ -8,12 +8,15 @@
 #include "runner/runner_internal.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
+#include <utility>
 
 namespace handoff {
 namespace {
@@ -95,30 +98,80 @@ Result<Clip> loadClipRef(runner_detail::Cache& impl, const Scenario& s, const Sc
   return **clip;
 }
 
-/// A get-up clip on the character's skeleton: as is when the rigs match, retargeted otherwise.
-Result<GetUpClip> loadGetUp(runner_detail::Cache& impl, const Scenario& s, const ScenarioClip& ref,
-                            const ImportedAsset& character, const RagdollAsset& asset,
-                            std::span<const std::string> dirs) {
+/// A get-up clip reference resolved and imported.
+struct GetUpSource {
+  std::string path;
+  std::shared_ptr<const ImportedAsset> file;
+  const Clip* clip = nullptr;
+};
+
+Result<GetUpSource> importGetUp(runner_detail::Cache& impl, const Scenario& s, const ScenarioClip& ref,
+                                std::span<const std::string> dirs) {
   Result<std::string> path = resolveScenarioFile(s, ref.file, dirs);
   if (!path) return Error{path.error()};
   Result<std::shared_ptr<const ImportedAsset>> file = impl.import(*path, 0.0);
   if (!file) return Error{file.error()};
   Result<const Clip*> clip = findClip(**file, ref, *path);
   if (!clip) return Error{clip.error()};
-  GetUpClip g;
-  g.clip = **clip;
-  if ((*file)->skeleton.jointNames != character.skeleton.jointNames) {
-    Result<HumanoidMap> sourceMap = mapHumanoid((*file)->skeleton);
-    if (!sourceMap) return Error{*path + ": " + sourceMap.error()};
-    Result<Clip> retargeted =
-        retargetClip(g.clip, (*file)->skeleton, *sourceMap, character.skeleton, asset.map, RetargetOptions{});
-    if (!retargeted) return Error{*path + ": " + retargeted.error()};
-    g.clip = std::move(retargeted).value();
+  return GetUpSource{*path, *file, *clip};
+}
+
+bool sameRig(const Skeleton& a, const Skeleton& b) {
+  return a.jointNames == b.jointNames && a.parents == b.parents;
+}
+
+/// The supine and prone get-up clips on the character's skeleton (prepareGetUpClips): as is when
+/// the rigs match, retargeted otherwise; when both come from one rig, a clip that ends below
+/// standing is completed against the pair's standing reference (the last frame of the one that
+/// ends tallest) unless `complete` is off.
+Result<std::pair<GetUpClip, GetUpClip>> loadGetUps(runner_detail::Cache& impl, const Scenario& s,
+                                                   const ScenarioClip& supineRef,
+                                                   const ScenarioClip& proneRef,
+                                                   const ImportedAsset& character, const RagdollAsset& asset,
+                                                   std::span<const std::string> dirs, bool complete) {
+  Result<GetUpSource> up = importGetUp(impl, s, supineRef, dirs);
+  if (!up) return Error{"recovery.supine: " + up.error()};
+  Result<GetUpSource> down = importGetUp(impl, s, proneRef, dirs);
+  if (!down) return Error{"recovery.prone: " + down.error()};
+  const std::array<const GetUpSource*, 2> sources{&*up, &*down};
+  std::array<HumanoidMap, 2> maps{asset.map, asset.map};
+  for (size_t i = 0; i < 2; ++i) {
+    if (sameRig(sources[i]->file->skeleton, character.skeleton)) continue;
+    Result<HumanoidMap> map = mapHumanoid(sources[i]->file->skeleton);
+    if (!map)
+      return Error{std::string(i == 0 ? "recovery.supine: " : "recovery.prone: ") + sources[i]->path + ": " +
+                   map.error()};
+    maps[i] = *map;
   }
-  Result<GetUpClipInfo> info = computeGetUpClipInfo(g.clip, character.skeleton, asset.map);
-  if (!info) return Error{*path + ": " + info.error()};
-  g.info = *info;
-  return g;
+  GetUpPrepareOptions options;
+  options.completion.enabled = complete;
+  const bool pair = sameRig(up->file->skeleton, down->file->skeleton);
+  if (pair) {
+    const std::array<Clip, 2> clips{*up->clip, *down->clip};
+    Result<int> reference = standingReferenceClip(clips, up->file->skeleton, maps[0]);
+    if (!reference) return Error{"recovery: " + reference.error()};
+    const Clip& standing = clips[static_cast<size_t>(*reference)];
+    const std::span<const Transform> f = standing.frame(standing.frameCount - 1);
+    options.standingLocals.assign(f.begin(), f.end());
+  }
+  std::array<GetUpClip, 2> out;
+  for (size_t i = 0; i < 2; ++i) {
+    GetUpPrepareOptions own = options;
+    if (!pair) {
+      // Alone a clip is its own standing reference: nothing to complete against.
+      const std::span<const Transform> f = sources[i]->clip->frame(sources[i]->clip->frameCount - 1);
+      own.standingLocals.assign(f.begin(), f.end());
+    }
+    Result<std::vector<GetUpClip>> prepared =
+        prepareGetUpClips(std::span<const Clip>(sources[i]->clip, 1), sources[i]->file->skeleton, maps[i],
+                          character.skeleton, asset.map, own);
+    if (!prepared) {
+      return Error{std::string(i == 0 ? "recovery.supine: " : "recovery.prone: ") + sources[i]->path + ": " +
+                   prepared.error()};
+    }
+    out[i] = std::move(prepared->front());
+  }
+  return std::pair{std::move(out[0]), std::move(out[1])};
 }
 
 bool getUpEverAllowed(const Scenario& s) {
@@ -207,12 +260,11 @@ Result<Loaded> load(runner_detail::Cache& impl, const RunOptions& options, const
     prone.file = options.defaultProne;
     if (s.recovery.supine) supine = *s.recovery.supine;
     if (s.recovery.prone) prone = *s.recovery.prone;
-    Result<GetUpClip> up = loadGetUp(impl, s, supine, *l.character, *l.asset, dirs);
-    if (!up) return Error{"recovery.supine: " + up.error()};
-    Result<GetUpClip> down = loadGetUp(impl, s, prone, *l.character, *l.asset, dirs);
-    if (!down) return Error{"recovery.prone: " + down.error()};
-    l.supine = std::move(up).value();
-    l.prone = std::move(down).value();
+    Result<std::pair<GetUpClip, GetUpClip>> getUps =
+        loadGetUps(impl, s, supine, prone, *l.character, *l.asset, dirs, options.completeGetUps);
+    if (!getUps) return Error{getUps.error()};
+    l.supine = std::move(getUps->first);
+    l.prone = std::move(getUps->second);
   }
   return l;
 }
@@ -722,6 +774,9 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     rm.startTime = r.startTime;
     rm.finished = r.finished;
     rm.cancelled = r.cancelled;
+    const GetUpClip* g =
+        r.facing == Facing::Supine ? (l.supine ? &*l.supine : nullptr) : (l.prone ? &*l.prone : nullptr);
+    if (g != nullptr) rm.getUpTail = g->info.completion.tailDuration;
   }
   result.events = ch.events();
   result.poweredReturned = ch.state() == CharacterState::Animated &&

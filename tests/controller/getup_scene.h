@@ -17,43 +17,27 @@
 #include <vector>
 
 #include "support/clip_scene.h"
+#include "support/getup_clips.h"
 #include "support/stance.h"
 
 namespace handoff::test {
 
 inline constexpr double kFrame = 1.0 / 60.0;
 
-/// A DeepMimic get-up clip on the character's own skeleton: as is when the character is the
-/// DeepMimic humanoid, retargeted through both humanoid maps otherwise.
-inline std::optional<GetUpClip> loadGetUp(const Character& c, const char* file) {
-  Result<ImportedAsset> imported = importFile(dataPath(file));
-  if (!imported) {
-    ADD_FAILURE() << imported.error();
+/// A DeepMimic get-up clip on the character's own skeleton, prepared as the library's loaders do
+/// (support/getup_clips.h: the face-up clip completed to standing; retargeted through both
+/// humanoid maps when the character is another rig). `complete` = false: as shipped.
+inline std::optional<GetUpClip> loadGetUp(const Character& c, const char* file, bool complete = true) {
+  Result<std::vector<GetUpClip>> pair =
+      deepMimicGetUps(HANDOFF_DATA_DIR, c.skeleton(), c.asset->map, complete);
+  if (!pair) {
+    ADD_FAILURE() << file << ": " << pair.error();
     return std::nullopt;
   }
-  GetUpClip g;
-  g.clip = imported->clips.at(0);
-  if (imported->skeleton.jointNames != c.skeleton().jointNames) {
-    Result<HumanoidMap> sourceMap = mapHumanoid(imported->skeleton);
-    if (!sourceMap) {
-      ADD_FAILURE() << sourceMap.error();
-      return std::nullopt;
-    }
-    Result<Clip> retargeted =
-        retargetClip(g.clip, imported->skeleton, *sourceMap, c.skeleton(), c.asset->map, RetargetOptions{});
-    if (!retargeted) {
-      ADD_FAILURE() << file << ": " << retargeted.error();
-      return std::nullopt;
-    }
-    g.clip = std::move(retargeted).value();
-  }
-  Result<GetUpClipInfo> info = computeGetUpClipInfo(g.clip, c.skeleton(), c.asset->map);
-  if (!info) {
-    ADD_FAILURE() << file << ": " << info.error();
-    return std::nullopt;
-  }
-  g.info = *info;
-  return g;
+  if (std::string(file) == kDeepMimicFaceUp) return (*pair)[0];
+  if (std::string(file) == kDeepMimicFaceDown) return (*pair)[1];
+  ADD_FAILURE() << file << " is not a DeepMimic get-up clip";
+  return std::nullopt;
 }
 
 inline int clipIndex(const Character& c, const std::string& name) {
@@ -172,6 +156,7 @@ struct RunFigures {
   double worstFootStep = 0.0;
   double finalPelvisHeight = 0.0;    ///< Displayed, when the recovery finished. [m]
   double clipEndPelvisHeight = 0.0;  ///< The chosen clip's own last-frame pelvis above its floor. [m]
+  double getUpTail = 0.0;            ///< The chosen clip's completion tail (0: none). [s]
   std::array<double, 2> finalFootHeight{1.0, 1.0};  ///< Lowest point under each foot. [m]
   /// Per frame of the resumed run (its first second), beyond the run clip's own motion. [m]
   double worstResumePelvisJump = 0.0;
@@ -268,6 +253,7 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
     if (ch.takeRecoveryFinished()) {
       f.recovered = true;
       f.clipEndPelvisHeight = scene.chosen().info.endPelvisHeight;
+      f.getUpTail = scene.chosen().info.completion.tailDuration;
       f.finalPelvisHeight = shown[static_cast<size_t>(scene.pelvis)].translation.y;
       f.finalFootHeight = {scene.lowestDisplayedUnder(scene.feet[0]),
                            scene.lowestDisplayedUnder(scene.feet[1])};

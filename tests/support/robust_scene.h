@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/clip_scene.h"
+#include "support/getup_clips.h"
 
 namespace handoff::test {
 
@@ -94,13 +95,12 @@ inline std::uint64_t hashBodies(const PhysicsWorld& world, const Ragdoll& ragdol
   return hash;
 }
 
-/// A DeepMimic get-up clip for the DeepMimic humanoid (same skeleton: no retargeting).
+/// A DeepMimic get-up clip for the DeepMimic humanoid (same skeleton: no retargeting), prepared
+/// as the library's loaders do (support/getup_clips.h).
 inline std::optional<GetUpClip> deepMimicGetUp(const test::Character& c, const char* file) {
-  Result<ImportedAsset> imported = importFile(dataPath(file));
-  if (!imported) return std::nullopt;
-  Result<GetUpClipInfo> info = computeGetUpClipInfo(imported->clips.at(0), c.skeleton(), c.asset->map);
-  if (!info) return std::nullopt;
-  return GetUpClip{imported->clips.at(0), *info};
+  Result<std::vector<GetUpClip>> pair = deepMimicGetUps(HANDOFF_DATA_DIR, c.skeleton(), c.asset->map);
+  if (!pair) return std::nullopt;
+  return std::string(file) == kDeepMimicFaceUp ? (*pair)[0] : (*pair)[1];
 }
 
 /// The scripted sequence of the determinism tests: run 0.5 s, handoff, a 60 N s shove on the

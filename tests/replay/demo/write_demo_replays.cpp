@@ -15,6 +15,7 @@
 #include "handoff/replay.h"
 
 #include "replay/replay_fixture.h"
+#include "support/getup_clips.h"
 
 #include <cmath>
 #include <cstdio>
@@ -53,21 +54,6 @@ void recordEngine(const PhysicsWorld& world, const Ragdoll& ragdoll, int pelvis,
   f.maxJointStretch = ragdoll.maxJointSeparation();
   f.contactPoints = stats.contactPoints;
   f.activeBodies = stats.activeBodies;
-}
-
-/// A get-up clip of the DeepMimic humanoid for a character on the same skeleton.
-Result<GetUpClip> loadGetUp(const std::string& file, const Skeleton& skeleton, const HumanoidMap& map) {
-  Result<ImportedAsset> imported = importFile(std::string(HANDOFF_DATA_DIR) + "/" + file);
-  if (!imported) return Error{imported.error()};
-  if (imported->clips.empty() || imported->skeleton.jointNames != skeleton.jointNames) {
-    return Error{file + ": no clip on the character's skeleton"};
-  }
-  GetUpClip g;
-  g.clip = imported->clips[0];
-  Result<GetUpClipInfo> info = computeGetUpClipInfo(g.clip, skeleton, map);
-  if (!info) return Error{file + ": " + info.error()};
-  g.info = *info;
-  return g;
 }
 
 struct DemoSpec {
@@ -156,10 +142,10 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
   if (!made) return Error{spec.name + ": " + made.error()};
   Character& ch = **made;
   if (spec.recover) {
-    Result<GetUpClip> supine = loadGetUp("deepmimic/humanoid3d_getup_faceup.bvh", skeleton, asset.map);
-    Result<GetUpClip> prone = loadGetUp("deepmimic/humanoid3d_getup_facedown.bvh", skeleton, asset.map);
-    if (!supine || !prone) return Error{spec.name + ": " + (supine ? prone.error() : supine.error())};
-    ch.setGetUpClips(*supine, *prone);
+    // The DeepMimic pair as the library's loaders prepare it (the face-up clip completed to standing).
+    Result<std::vector<GetUpClip>> getUps = test::deepMimicGetUps(HANDOFF_DATA_DIR, skeleton, asset.map);
+    if (!getUps) return Error{spec.name + ": " + getUps.error()};
+    ch.setGetUpClips((*getUps)[0], (*getUps)[1]);
   } else {
     ch.setGetUpAllowed(false);
   }
