@@ -91,6 +91,14 @@ struct PoweredSettings {
   std::vector<double> bodyWeights;
   std::vector<double> driveWeights;
   std::vector<PoweredPin> pins;  ///< Off by default.
+  /// Collisions between the character's own non-adjacent bodies while powered
+  /// (Ragdoll::setInternalCollisions). Off by default, as PuppetMaster's live puppet: the
+  /// animation brings limbs close (a guard pose's fist at the face) and, colliding, the drives
+  /// would press them against each other instead of following. Switched on whenever the
+  /// character becomes a full ragdoll (knock-out, goRagdoll), back to the asset's default (on)
+  /// when it returns to animation. The commit's HandoffRecord::internalCollisions records it.
+  /// [default false]
+  bool internalCollisions = false;
   /// Adds pins (default gains, weight 1) on the pelvis and both feet when they are dynamic.
   bool pinPelvisAndFeet = false;
   /// Explicit solver only: ExplicitDrive::setStabilityLimit (scales a joint's Kp and Kd down

@@ -148,8 +148,11 @@ struct HandoffRecord {
   std::vector<BodyHandoff> bodies;
   std::vector<JointHandoff> joints;
   /// Non-adjacent body pairs touching in the committed pose, their collision suspended until
-  /// they separate (Ragdoll::updateLimits).
+  /// they separate (Ragdoll::updateLimits). 0 while internal collisions are off.
   int suspendedPairs = 0;
+  /// Whether the character's own non-adjacent bodies collide with each other after this commit
+  /// (Ragdoll::setInternalCollisions: off in powered mode by default, on for a full ragdoll).
+  bool internalCollisions = true;
   /// Static contact points that took part in the commit's velocity step (they bind: the body
   /// would reach the surface within the first step).
   int staticContacts = 0;
@@ -376,6 +379,20 @@ class Ragdoll {
   /// Pairs of non-adjacent bodies whose collision is off since the commit (they touched in the
   /// committed pose: colliding would have pushed them apart, a pop).
   int suspendedPairCount() const { return suspendedCount_; }
+
+  /// Collision between the character's own non-adjacent bodies ("internal collisions", as
+  /// PuppetMaster calls them; adjacent bodies never collide, their joint excludes them). Off:
+  /// every non-adjacent pair ignores the other (PhysicsWorld::setPairCollision), whatever the
+  /// bodies' motion types; other characters and the world still collide. On (the default): pairs
+  /// touching now (within the commit's reach) stay off until they separate, as the pairs
+  /// suspended at a commit, so switching on never pushes interpenetrating limbs apart in one
+  /// step; the others collide at once. Makes no engine call for pairs already as wanted; the
+  /// first switch off may grow the engine's per-body ignore lists (an allocation outside the
+  /// physics step), later switches reuse them. [step-safe apart from that]
+  void setInternalCollisions(bool enabled);
+  bool internalCollisions() const { return internalCollisions_; }
+  /// Non-adjacent pairs the engine lets collide now (neither switched off nor suspended).
+  int collidingPairCount() const;
   /// Limits currently given to the engine for joint `index`. [rad]
   const Vec3& jointLower(int index) const { return lower_[static_cast<size_t>(index)]; }
   const Vec3& jointUpper(int index) const { return upper_[static_cast<size_t>(index)]; }
@@ -421,7 +438,12 @@ class Ragdoll {
   std::vector<Vec3> lower_, upper_;                    // per joint, what the engine has
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
+  std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
   int suspendedCount_ = 0;
+  bool internalCollisions_ = true;
+  bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
+                     const Vec3& velocityA, const Vec3& velocityB) const;
+  void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_
 };
 
 }  // namespace handoff

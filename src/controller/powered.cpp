@@ -92,6 +92,9 @@ Status Character::goPowered(const PoweredSettings& settings) {
     return Error{"powered: no body has a physics weight > 0"};
 
   const bool wasPowered = state_ == CharacterState::Powered;
+  // Before the commit, so that it suspends no pair when internal collisions are off and records
+  // the setting (HandoffRecord::internalCollisions).
+  ragdoll_->setInternalCollisions(settings.internalCollisions);
   if (!wasPowered) {
     for (size_t b = 0; b < n; ++b) physicsMask_[b] = weights[b] > 0.0 ? 1 : 0;
     HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
@@ -170,7 +173,8 @@ Status Character::goPowered(const PoweredSettings& settings) {
   event(full ? "powered" : "partial",
         std::string(settings.solver == DriveSolver::Explicit ? "explicit" : "implicit") +
             fmt(" drives, weight %.2f over %.2f s", settings.weight, settings.rampTime) +
-            fmt(", %.0f pins", static_cast<double>(pins.size())));
+            fmt(", %.0f pins", static_cast<double>(pins.size())) +
+            (settings.internalCollisions ? ", internal collisions on" : ", internal collisions off"));
   return {};
 }
 
@@ -388,8 +392,10 @@ void Character::leavePowered() {
   drive_->setEnabled(false);
   if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
   if (pins_) pins_->setEnabled(false);
-  // One write phase: every body kinematic on the animation, blocking, the capsule on.
+  // One write phase: every body kinematic on the animation, blocking, the capsule on, internal
+  // collisions back to the asset's default (the next full ragdoll self-collides).
   ragdoll_->makeAnimated(/*blocking=*/true);
+  ragdoll_->setInternalCollisions(true);
   std::fill(bodyWeights_.begin(), bodyWeights_.end(), 0.0);
   std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
   driveWeight_ = 0.0;
@@ -402,6 +408,9 @@ bool Character::poweredToRagdoll() {
   drive_->setEnabled(false);
   if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
   if (pins_) pins_->setEnabled(false);
+  // A full ragdoll self-collides (PuppetMaster switches internal collisions on at death): limbs
+  // that passed into each other while powered stay apart from each other until they separate.
+  ragdoll_->setInternalCollisions(true);
   // The bodies still animated join in, from the animated pose and velocities (one commit; with
   // none left it only records that the drives went off).
   for (size_t b = 0; b < physicsMask_.size(); ++b)

@@ -390,6 +390,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
     }
   }
   r->suspended_.assign(r->nonAdjacentPairs_.size(), 0);
+  r->pairColliding_.assign(r->nonAdjacentPairs_.size(), 1);
   r->worldFromRoot_ = worldFromRoot;
   return r;
 }
@@ -778,6 +779,7 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
   }
   // Non-adjacent bodies touching in the committed pose (an arm against the chest, the thighs):
   // colliding would push them apart in the first step. Their collision waits until they separate.
+  // With internal collisions off no pair collides: nothing to suspend.
   suspendedCount_ = 0;
   for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
     const auto [a, b] = nonAdjacentPairs_[p];
@@ -785,22 +787,56 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
       suspendedCount_ += suspended_[p];
       continue;
     }
-    const double d = shapeSurfaceDistance(
-        asset_->bodies[static_cast<size_t>(a)].shape, scratchPoses_[static_cast<size_t>(a)],
-        asset_->bodies[static_cast<size_t>(b)].shape, scratchPoses_[static_cast<size_t>(b)]);
-    // Touching, or closing faster than one frame can resolve without a push.
-    const double reach =
-        kContactMargin +
-        kContactLookAhead * (glm::length(record.bodies[static_cast<size_t>(a)].linearVelocity) +
-                             glm::length(record.bodies[static_cast<size_t>(b)].linearVelocity));
-    const bool touch = d < reach;
-    if (touch != (suspended_[p] != 0)) {
-      world_->setPairCollision(bodies_[static_cast<size_t>(a)], bodies_[static_cast<size_t>(b)], !touch);
+    const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
+    const bool touch = internalCollisions_ &&
+                       pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib],
+                                     record.bodies[ia].linearVelocity, record.bodies[ib].linearVelocity);
+    suspended_[p] = touch ? 1 : 0;
+    suspendedCount_ += touch ? 1 : 0;
+    applyPairCollision(p);
+  }
+  record.suspendedPairs = suspendedCount_;
+  record.internalCollisions = internalCollisions_;
+}
+
+bool Ragdoll::pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
+                            const Vec3& velocityA, const Vec3& velocityB) const {
+  const double d = shapeSurfaceDistance(asset_->bodies[static_cast<size_t>(a)].shape, worldFromA,
+                                        asset_->bodies[static_cast<size_t>(b)].shape, worldFromB);
+  // Touching, or closing faster than one frame can resolve without a push.
+  const double reach = kContactMargin + kContactLookAhead * (glm::length(velocityA) + glm::length(velocityB));
+  return d < reach;
+}
+
+void Ragdoll::applyPairCollision(size_t pair) {
+  const std::uint8_t want = internalCollisions_ && !suspended_[pair] ? 1 : 0;
+  if (want == pairColliding_[pair]) return;
+  const auto [a, b] = nonAdjacentPairs_[pair];
+  world_->setPairCollision(bodies_[static_cast<size_t>(a)], bodies_[static_cast<size_t>(b)], want != 0);
+  pairColliding_[pair] = want;
+}
+
+void Ragdoll::setInternalCollisions(bool enabled) {
+  if (enabled == internalCollisions_) return;
+  internalCollisions_ = enabled;
+  suspendedCount_ = 0;
+  for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
+    bool touch = false;
+    if (enabled) {
+      // Limbs that passed into each other while they ignored each other separate first.
+      const auto [a, b] = nonAdjacentPairs_[p];
+      const BodyId ia = bodies_[static_cast<size_t>(a)], ib = bodies_[static_cast<size_t>(b)];
+      touch = pairsTouching(a, b, world_->transform(ia), world_->transform(ib), world_->linearVelocity(ia),
+                            world_->linearVelocity(ib));
     }
     suspended_[p] = touch ? 1 : 0;
     suspendedCount_ += touch ? 1 : 0;
+    applyPairCollision(p);
   }
-  record.suspendedPairs = suspendedCount_;
+}
+
+int Ragdoll::collidingPairCount() const {
+  return static_cast<int>(std::count(pairColliding_.begin(), pairColliding_.end(), std::uint8_t{1}));
 }
 
 void Ragdoll::updateLimits() {
@@ -808,17 +844,12 @@ void Ragdoll::updateLimits() {
     for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
       if (!suspended_[p]) continue;
       const auto [a, b] = nonAdjacentPairs_[p];
-      const double d = shapeSurfaceDistance(
-          asset_->bodies[static_cast<size_t>(a)].shape, world_->transform(bodies_[static_cast<size_t>(a)]),
-          asset_->bodies[static_cast<size_t>(b)].shape, world_->transform(bodies_[static_cast<size_t>(b)]));
-      const double reach =
-          kContactMargin +
-          kContactLookAhead * (glm::length(world_->linearVelocity(bodies_[static_cast<size_t>(a)])) +
-                               glm::length(world_->linearVelocity(bodies_[static_cast<size_t>(b)])));
-      if (d > reach) {
-        world_->setPairCollision(bodies_[static_cast<size_t>(a)], bodies_[static_cast<size_t>(b)], true);
+      const BodyId ia = bodies_[static_cast<size_t>(a)], ib = bodies_[static_cast<size_t>(b)];
+      if (!pairsTouching(a, b, world_->transform(ia), world_->transform(ib), world_->linearVelocity(ia),
+                         world_->linearVelocity(ib))) {
         suspended_[p] = 0;
         --suspendedCount_;
+        applyPairCollision(p);
       }
     }
   }
