@@ -88,6 +88,26 @@ TEST(DemoSuite, EveryScenarioRunsAndWritesItsOutputs) {
                 r.passed() ? "PASS" : "FAIL", r.checks.size(), r.handoffs.size(), r.recoveries.size(),
                 r.seconds);
   }
+  // The default face-up clip stops mid-rise; the runner completes it to standing
+  // (RunOptions::completeGetUps, GetUpCompletion: a 29-frame, 0.48 s tail) and reports the tail;
+  // the face-down clip ends standing and gets none. metrics.json carries the same figure.
+  int supineRecoveries = 0;
+  for (size_t s = 0; s < d.results.size(); ++s) {
+    const ScenarioResult& r = d.results[s];
+    for (size_t i = 0; i < r.recoveries.size(); ++i) {
+      const RecoveryMetrics& m = r.recoveries[i];
+      std::printf("%-24s recovery %zu: %s, get-up completion tail %.3f s\n", r.name.c_str(), i,
+                  m.facing.c_str(), m.getUpTail);
+      if (m.facing == "supine") {
+        ++supineRecoveries;
+        EXPECT_GE(m.getUpTail, GetUpCompletionSettings{}.minDuration) << r.name;
+      } else {
+        EXPECT_EQ(m.getUpTail, 0.0) << r.name;
+      }
+      EXPECT_EQ(d.metrics["scenarios"][s]["recoveries"][i]["getUpTail"].get<double>(), m.getUpTail) << r.name;
+    }
+  }
+  EXPECT_GE(supineRecoveries, 1) << "knockdown_getup_supine gets up with the face-up clip";
   // The handoffs the suite is about happened, and each baseline ran on the same frame.
   for (const ScenarioResult& r : d.results) {
     if (r.name == "powered_hit_reaction") continue;
