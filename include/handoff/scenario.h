@@ -181,6 +181,9 @@ struct ScenarioRecovery {
   std::optional<ScenarioClip> prone;   ///< Get-up starting face down.
   double transitionTime = 0.25;        ///< Captured pose -> get-up blend. [s] [0, 5] [default 0.25]
   double settleWindow = 0.5;           ///< Continuous settle time before a get-up. [s] (0, 10] [default 0.5]
+  /// Complete a get-up clip that ends below standing (handoff::completeGetUpClip); the runner does
+  /// when this and RunOptions::completeGetUps are both on. [default true]
+  bool completeGetUps = true;
   bool operator==(const ScenarioRecovery&) const = default;
 };
 

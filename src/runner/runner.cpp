@@ -261,7 +261,8 @@ Result<Loaded> load(runner_detail::Cache& impl, const RunOptions& options, const
     if (s.recovery.supine) supine = *s.recovery.supine;
     if (s.recovery.prone) prone = *s.recovery.prone;
     Result<std::pair<GetUpClip, GetUpClip>> getUps =
-        loadGetUps(impl, s, supine, prone, *l.character, *l.asset, dirs, options.completeGetUps);
+        loadGetUps(impl, s, supine, prone, *l.character, *l.asset, dirs,
+                   options.completeGetUps && s.recovery.completeGetUps);
     if (!getUps) return Error{getUps.error()};
     l.supine = std::move(getUps->first);
     l.prone = std::move(getUps->second);

@@ -589,7 +589,7 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
 
 ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
-  r.checkKeys(value, path, {"supine", "prone", "transitionTime", "settleWindow"});
+  r.checkKeys(value, path, {"supine", "prone", "transitionTime", "settleWindow", "completeGetUps"});
   ScenarioRecovery recovery;
   if (const json* supine = Reader::find(value, "supine"))
     recovery.supine = readClip(r, *supine, childPath(path, "supine"));
@@ -599,6 +599,7 @@ ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::str
       r.number(value, path, "transitionTime", recovery.transitionTime, Range{0.0, 5.0, false, false});
   recovery.settleWindow =
       r.number(value, path, "settleWindow", recovery.settleWindow, Range{0.0, 10.0, true, false});
+  recovery.completeGetUps = r.boolean(value, path, "completeGetUps", recovery.completeGetUps);
   return recovery;
 }
 
@@ -968,6 +969,7 @@ std::string saveScenarioJson(const Scenario& s) {
   if (s.recovery.prone) recovery["prone"] = clipJson(*s.recovery.prone);
   recovery["transitionTime"] = s.recovery.transitionTime;
   recovery["settleWindow"] = s.recovery.settleWindow;
+  recovery["completeGetUps"] = s.recovery.completeGetUps;
   out["recovery"] = recovery;
 
   ojson events = ojson::array();

@@ -24,14 +24,17 @@ TEST(RunnerGetUpCompletion, TheFaceUpClipIsCompletedUnlessSwitchedOff) {
   Result<Scenario> s =
       loadScenarioFile(std::string(HANDOFF_SOURCE_DIR) + "/scenarios/knockdown_getup_supine.json");
   ASSERT_TRUE(s.ok()) << s.error();
-  ScenarioResult results[2];
-  for (int on = 0; on < 2; ++on) {
+  // 0: RunOptions off, 1: on (the default), 2: on but the scenario's recovery.completeGetUps off.
+  ScenarioResult results[3];
+  for (int on = 0; on < 3; ++on) {
     RunOptions options;
     options.searchDirs = {HANDOFF_DATA_DIR};
     options.baselines = false;
-    options.completeGetUps = on == 1;
+    options.completeGetUps = on >= 1;
+    Scenario scenario = *s;
+    scenario.recovery.completeGetUps = on != 2;
     ScenarioRunner runner(options);
-    results[on] = runner.run(*s);
+    results[on] = runner.run(scenario);
     const ScenarioResult& r = results[on];
     ASSERT_TRUE(r.ok) << r.error;
     ASSERT_EQ(r.recoveries.size(), 1u);
@@ -39,9 +42,9 @@ TEST(RunnerGetUpCompletion, TheFaceUpClipIsCompletedUnlessSwitchedOff) {
         "[runner completion %s] %s get-up from %.2f s, tail %.3f s, stood up at %.2f s, worst jump beyond "
         "the "
         "clip pelvis %.1f mm, foot %.1f mm\n",
-        on ? "on" : "off", r.recoveries[0].facing.c_str(), r.recoveries[0].startTime,
-        r.recoveries[0].getUpTail, eventTime(r, "recovered"), r.recoveries[0].worstPelvisJump * 1e3,
-        r.recoveries[0].worstFootJump * 1e3);
+        on == 1 ? "on" : (on == 0 ? "off (RunOptions)" : "off (scenario)"), r.recoveries[0].facing.c_str(),
+        r.recoveries[0].startTime, r.recoveries[0].getUpTail, eventTime(r, "recovered"),
+        r.recoveries[0].worstPelvisJump * 1e3, r.recoveries[0].worstFootJump * 1e3);
     EXPECT_EQ(r.recoveries[0].facing, "supine");
     EXPECT_TRUE(r.recoveries[0].finished);
     // Issue 5: at most 2 cm per 60 Hz frame beyond the clip's own motion, tail included.
@@ -49,6 +52,8 @@ TEST(RunnerGetUpCompletion, TheFaceUpClipIsCompletedUnlessSwitchedOff) {
     EXPECT_LT(r.recoveries[0].worstFootJump, 0.02);
   }
   EXPECT_EQ(results[0].recoveries[0].getUpTail, 0.0);
+  EXPECT_EQ(results[2].recoveries[0].getUpTail, 0.0);
+  EXPECT_EQ(eventTime(results[2], "recovered"), eventTime(results[0], "recovered"));
   EXPECT_GE(results[1].recoveries[0].getUpTail, GetUpCompletionSettings{}.minDuration);
   // The fall and the settle are the same; the get-up lasts the tail longer (to a frame).
   EXPECT_EQ(results[0].recoveries[0].startTime, results[1].recoveries[0].startTime);

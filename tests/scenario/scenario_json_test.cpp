@@ -36,7 +36,7 @@ const char* const kComplete = R"({
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "handoffMode": "naive_zero_velocity",
                 "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "implicit" },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
-                "transitionTime": 0.3, "settleWindow": 0.75 },
+                "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
   "events": [
     { "time": 0, "type": "getup_allowed", "allowed": false },
     { "time": 0.1, "type": "clip", "index": 2, "startTime": 0.1, "wrap": "clamp" },
@@ -88,6 +88,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Implicit);
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
+  EXPECT_FALSE(s.recovery.completeGetUps);
   ASSERT_EQ(s.events.size(), 12u);
   EXPECT_EQ(s.events[0].type(), EventType::GetUpAllowed);
   const auto& impulse = std::get<ScenarioEvent::Impulse>(s.events[3].payload);
