@@ -384,7 +384,10 @@ class Character {
   std::unique_ptr<PinApplier> pins_;
   SubstepListenerList listeners_;
   std::vector<double> bodyWeights_, driveWeightsPerBody_, jointWeights_;
-  std::vector<Quat> targetBodies_, poweredTargets_, previousPoweredTargets_;
+  std::vector<Quat> targetBodies_, poweredTargets_;
+  /// The targets within the joint limits (locked axes as the animation's), now and one step ago:
+  /// the target velocities are their rate (updateDriveTargets).
+  std::vector<Quat> limitedTargets_, previousLimitedTargets_;
   std::vector<Vec3> jointTargetVelocities_;
   std::vector<Transform> animBodies_, previousAnimBodies_;
   std::vector<std::uint8_t> physicsMask_, physicsJointMask_;

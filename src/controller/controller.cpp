@@ -120,7 +120,8 @@ Result<std::unique_ptr<Character>> Character::create(
   c->jointWeights_.assign(nj, 0.0);
   c->targetBodies_.resize(nb);
   c->poweredTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});
-  c->previousPoweredTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});
+  c->limitedTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});
+  c->previousLimitedTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});
   c->jointTargetVelocities_.assign(nj, Vec3{0.0});
   c->animBodies_.resize(nb);
   c->previousAnimBodies_.resize(nb);

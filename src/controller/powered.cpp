@@ -253,10 +253,22 @@ void Character::updateDriveTargets(double dt) {
   bodyPosesFromModels(*asset_, animModels_, animRoot_, animBodies_);
   if (dt <= 0.0) std::copy(animBodies_.begin(), animBodies_.end(), previousAnimBodies_.begin());
   for (size_t b = 0; b < nb; ++b) targetBodies_[b] = animBodies_[b].rotation;
-  std::copy(poweredTargets_.begin(), poweredTargets_.end(), previousPoweredTargets_.begin());
   (void)JointTargetsJob{driveJoints_, targetBodies_, poweredTargets_}.run();
+  // The target velocity is the rate of the target the drives track: the animation's within the
+  // joint limits (the admissible target, its locked axes left as the animation's: the drives
+  // remove rates about locked axes themselves). Where the animation leaves a limit and comes
+  // back, the rate of its own target overstates how fast the admissible one moves (Boxing_Toes'
+  // right wrist coming back from -69 deg to -52 deg against a -57 deg limit: 17 deg asked, 5 deg
+  // moved) and the servo overshoots by the difference.
+  std::copy(limitedTargets_.begin(), limitedTargets_.end(), previousLimitedTargets_.begin());
+  for (size_t j = 0; j < nj; ++j) {
+    const DriveJoint& joint = driveJoints_[j];
+    const Vec3 angles = jointAngles(poweredTargets_[j]);
+    limitedTargets_[j] = fromJointAngles(
+        nearestAdmissibleAngles(poweredTargets_[j], angles, joint.angularLower, joint.angularUpper));
+  }
   if (haveJointTargets_ && dt > 0.0) {
-    (void)JointTargetVelocitiesJob{previousPoweredTargets_, poweredTargets_, dt, jointTargetVelocities_}
+    (void)JointTargetVelocitiesJob{previousLimitedTargets_, limitedTargets_, dt, jointTargetVelocities_}
         .run();
   } else {
     std::fill(jointTargetVelocities_.begin(), jointTargetVelocities_.end(), Vec3{0.0});
