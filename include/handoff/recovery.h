@@ -3,7 +3,8 @@
 //   settle detector -> facing classifier -> get-up clip (metadata T_RB, a_B) -> root placement
 //   -> stand planner (capsule query through PhysicsWorld) -> pose capture -> display transition
 //
-// plus retargeting of get-up clips between humanoid rigs. The controller that switches authority
+// plus completion of get-up clips that end below standing and retargeting of get-up clips between
+// humanoid rigs (prepareGetUpClips does both and the metadata). The controller that switches authority
 // (limbs kinematic and non-blocking, capsule on) and the cancel path build on these.
 //
 // Frames (SPEC.md section 1): W world, R character root (on the ground, yaw only, Up = +Y),
