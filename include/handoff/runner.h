@@ -93,6 +93,13 @@ struct HandoffMetrics {
   /// |impulse| / (mass of the hit body) to the explosion allowance.
   std::string firstStepImpulse;
   double hitAllowance = 0.0;  ///< [m/s]
+  /// A powered entry only (the drives track the animation through the first step): the
+  /// animation's own motion in that step measured as worstPopExcess and worstVelocityExcess
+  /// measure the physics (its pose at the step's end against its pose and velocity at the
+  /// commit, the same allowances and bodies): how much of those figures the animation asks for.
+  /// [m], [m/s]
+  double animationPopExcess = 0.0;
+  double animationVelocityExcess = 0.0;
 };
 
 /// Per-frame figures (one entry per replay frame, the same numbers the replay carries).
@@ -130,6 +137,23 @@ struct BaselineResult {
   std::string replayFile;  ///< Written .glb (file name only), empty if none.
 };
 
+/// The same scenario run with the other drive solver (RunOptions::driveComparison): a
+/// comparison the report shows beside the run, like the naive baselines, not a SPEC threshold
+/// row. A scenario run with the implicit drive (the default) shows what the explicit one does on
+/// the same frames, and the reverse.
+struct DriveComparison {
+  std::string driveMode;                  ///< "explicit" or "implicit".
+  bool ok = false;                        ///< Ran to the end.
+  std::optional<HandoffMetrics> powered;  ///< The first powered entry.
+  double poweredMaxPositionError = 0.0;   ///< [m]
+  double poweredMaxRmsJointError = 0.0;   ///< [rad]
+  bool poweredReturned = false;
+  bool knockedOut = false;  ///< A "knockout" event: the powered ragdoll fell into a full ragdoll.
+  /// The checks of that run whose names start with "powered." (what they would say; they count
+  /// nowhere).
+  std::vector<ThresholdCheck> checks;
+};
+
 struct ScenarioResult {
   std::string name;
   std::string description;
@@ -151,6 +175,8 @@ struct ScenarioResult {
   TimeSeries series;
   std::vector<ThresholdCheck> checks;
   std::vector<BaselineResult> baselines;
+  std::string driveMode;  ///< The scenario's drive solver ("explicit", "implicit").
+  std::vector<DriveComparison> driveComparisons;
   /// Powered mode (SPEC sections 5 and 6): largest body distance to the animated pose and
   /// largest RMS joint error while powered; whether it was back to animation at the end.
   double poweredMaxPositionError = 0.0;  ///< [m]
@@ -168,6 +194,9 @@ struct RunOptions {
   /// "inherit" scenario, over baselineSeconds after the first handoff.
   bool baselines = true;
   double baselineSeconds = 1.0;  ///< [s]
+  /// Run each scenario with a powered or partial event once more with the other drive solver
+  /// (ScenarioResult::driveComparisons). [default true]
+  bool driveComparison = true;
   /// Window after a handoff for the explosion and anchor drift checks (SPEC: 2 s). [s]
   double followWindow = 2.0;
   /// Default get-up clips (relative to searchDirs) for scenarios that allow get-up without

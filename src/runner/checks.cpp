@@ -94,6 +94,10 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
       checks.push_back(atMost(cap + "no_pop_first_step" + at,
                               when + ": worst body move in the first step beyond |v_anim| dt + |g| dt^2",
                               "mm", h.worstPopExcess * 1e3, popMm));
+      if (h.kind == "powered")
+        checks.back().note =
+            fmt("the drives follow the animation: its own motion in that step, measured alike, %.2f mm",
+                h.animationPopExcess * 1e3);
       checks.push_back(atMost(
           cap + "velocity_continuity" + at,
           when +
@@ -101,6 +105,10 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
                   "the world skipped)",
                   h.bodiesInContact),
           "m/s", h.worstVelocityExcess, 0.0));
+      if (h.kind == "powered")
+        checks.back().note = fmt(
+            "the drives follow the animation: its own velocity change in that step, measured alike, %.3f m/s",
+            h.animationVelocityExcess);
     }
     checks.push_back(atMost(
         cap + "no_explosion_2s" + at,

@@ -62,6 +62,8 @@ json handoffJson(const HandoffMetrics& h) {
           {"firstStepRecorded", h.firstStepRecorded},
           {"firstStepImpulse", h.firstStepImpulse},
           {"hitAllowance", h.hitAllowance},
+          {"animationPopExcess", h.animationPopExcess},
+          {"animationVelocityExcess", h.animationVelocityExcess},
           {"bodies", bodies}};
 }
 
@@ -85,6 +87,26 @@ json scenarioJson(const ScenarioResult& r) {
     baselines.push_back({{"mode", b.mode},
                          {"handoff", b.handoff ? handoffJson(*b.handoff) : json(nullptr)},
                          {"replay", b.replayFile}});
+  }
+  json comparisons = json::array();
+  for (const DriveComparison& d : r.driveComparisons) {
+    json dchecks = json::array();
+    for (const ThresholdCheck& c : d.checks) {
+      dchecks.push_back({{"name", c.name},
+                         {"value", c.ran ? json(c.value) : json(nullptr)},
+                         {"threshold", c.threshold},
+                         {"comparison", c.comparison},
+                         {"unit", c.unit},
+                         {"pass", c.ran && c.pass}});
+    }
+    comparisons.push_back({{"driveMode", d.driveMode},
+                           {"ok", d.ok},
+                           {"powered", d.powered ? handoffJson(*d.powered) : json(nullptr)},
+                           {"poweredMaxPositionError", d.poweredMaxPositionError},
+                           {"poweredMaxRmsJointError", d.poweredMaxRmsJointError},
+                           {"poweredReturned", d.poweredReturned},
+                           {"knockedOut", d.knockedOut},
+                           {"checks", dchecks}});
   }
   json recoveries = json::array();
   for (const RecoveryMetrics& m : r.recoveries) {
@@ -139,6 +161,8 @@ json scenarioJson(const ScenarioResult& r) {
           {"poweredMaxPositionError", r.poweredMaxPositionError},
           {"poweredMaxRmsJointError", r.poweredMaxRmsJointError},
           {"poweredReturned", r.poweredReturned},
+          {"driveMode", r.driveMode},
+          {"driveComparisons", comparisons},
           {"checks", checks},
           {"handoffs", handoffs},
           {"baselines", baselines},
@@ -448,6 +472,37 @@ std::string reportHtml(std::span<const ScenarioResult> results) {
         handoffTable(o, doc, p + "/baselines/" + std::to_string(b) + "/handoff");
         o << "</details>";
       }
+    }
+    if (!sc["driveComparisons"].empty()) {
+      // The run and the same frames with the other drive solver: a comparison, not SPEC rows.
+      o << "<h3>Drive comparison on the same frames (not a threshold row)</h3><table><tr><th>drive</th>"
+           "<th>worst move beyond allowed in step 1 [mm]</th><th>worst |Δv| beyond allowed [m/s]</th>"
+           "<th>max RMS joint error [deg]</th><th>max body distance to the animation [m]</th>"
+           "<th>knocked out</th><th>back to animation</th></tr>";
+      const auto row = [&](const std::string& label, const std::string& hp, const std::string& rp) {
+        o << "<tr><td>" << escape(label) << "</td>";
+        if (doc.contains(json::json_pointer(hp))) {
+          o << cell(doc, hp + "/worstPopExcess", 2, 1e3) << cell(doc, hp + "/worstVelocityExcess");
+        } else {
+          o << "<td></td><td></td>";
+        }
+        o << cell(doc, rp + "/poweredMaxRmsJointError", 1, 180.0 / kPi)
+          << cell(doc, rp + "/poweredMaxPositionError")
+          << (doc.contains(json::json_pointer(rp + "/knockedOut")) ? cell(doc, rp + "/knockedOut")
+                                                                   : std::string("<td>see the checks</td>"))
+          << cell(doc, rp + "/poweredReturned") << "</tr>";
+      };
+      size_t firstPowered = 0;
+      while (firstPowered < sc["handoffs"].size() &&
+             sc["handoffs"][firstPowered]["kind"].get<std::string>() != "powered")
+        ++firstPowered;
+      row(sc["driveMode"].get<std::string>() + " (this run)", p + "/handoffs/" + std::to_string(firstPowered),
+          p);
+      for (size_t d = 0; d < sc["driveComparisons"].size(); ++d) {
+        const std::string dp = p + "/driveComparisons/" + std::to_string(d);
+        row(sc["driveComparisons"][d]["driveMode"].get<std::string>(), dp + "/powered", dp);
+      }
+      o << "</table>";
     }
     if (!sc["recoveries"].empty()) {
       o << "<h3>Recoveries</h3><table><tr><th>#</th><th>facing</th><th>settled [s]</th><th>get-up start "

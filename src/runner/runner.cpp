@@ -448,6 +448,10 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     ts.settleWindow.push_back(ch.state() == CharacterState::Ragdoll ? ch.settle().timeInWindow() : 0.0);
     ts.blendWeight.push_back(ch.blendWeight());
     ts.driveWeight.push_back(ch.state() == CharacterState::Powered ? ch.driveWeight() : 0.0);
+    if (ch.state() == CharacterState::Powered && !first) {
+      result.poweredMaxPositionError = std::max(result.poweredMaxPositionError, ch.poweredMaxPositionError());
+      result.poweredMaxRmsJointError = std::max(result.poweredMaxRmsJointError, ch.poweredRmsJointError());
+    }
     ts.contacts.push_back(stats.contactPoints);
     ts.activeBodies.push_back(stats.activeBodies);
     ts.sleepingBodies.push_back(stats.sleepingBodies);
@@ -599,6 +603,27 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     }
     if (hm.worstVelocityExcess < -1e299) hm.worstVelocityExcess = 0.0;
     hm.worstSpeedExcess = -1e300;
+    if (hm.kind == "powered") {
+      // The animation through the same step (the newest history sample is its pose at the step's
+      // end), by the same allowances: what the drives were asked to follow.
+      const PoseHistory& h = ch.ragdoll().history();
+      std::vector<Vec3> rawL(bodyCount), rawA(bodyCount), lin(bodyCount), ang(bodyCount);
+      std::vector<std::uint8_t> clamps(bodyCount);
+      HandoffSettings hs = cs.handoff;
+      hs.mode = HandoffMode::Inherit;
+      inheritVelocities(h, hs, rawL, rawA, lin, ang, clamps);
+      hm.animationPopExcess = hm.animationVelocityExcess = -1e300;
+      for (size_t b = 0; b < bodyCount; ++b) {
+        const BodyHandoffMetrics& bm = hm.bodies[b];
+        const double move =
+            glm::length(h.body(0, static_cast<int>(b)).translation - tracker.animatedPoses[b].translation);
+        hm.animationPopExcess = std::max(hm.animationPopExcess, move - bm.allowedMove);
+        if (bm.inContact) continue;
+        hm.animationVelocityExcess = std::max(hm.animationVelocityExcess,
+                                              glm::length(lin[b] - bm.animatedVelocity) - bm.velocityAllowed);
+      }
+      if (hm.animationVelocityExcess < -1e299) hm.animationVelocityExcess = 0.0;
+    }
   };
 
   // The seconds after: no explosion (no body faster than it started plus free fall plus 1 m/s),
@@ -811,6 +836,7 @@ ScenarioResult ScenarioRunner::run(const Scenario& scenario, Replay* replay,
   result.source = scenario.sourceName.empty() ? "built-in" : scenario.sourceName;
   result.character = scenario.character.file;
   result.clip = scenario.clip.name.empty() ? "#" + std::to_string(scenario.clip.index) : scenario.clip.name;
+  result.driveMode = driveSolverName(scenario.settings.driveSolver);
   Result<Loaded> loaded = load(impl_->cache, options_, scenario);
   if (!loaded) {
     result.error = loaded.error();
@@ -838,6 +864,33 @@ ScenarioResult ScenarioRunner::run(const Scenario& scenario, Replay* replay,
           baselineReplays->push_back(std::move(baselineReplay));
         }
       }
+    }
+    // The other drive solver on the same frames, when the scenario powers the character.
+    const bool powered = std::any_of(result.handoffs.begin(), result.handoffs.end(),
+                                     [](const HandoffMetrics& h) { return h.kind == "powered"; });
+    if (result.ok && options_.driveComparison && powered) {
+      Scenario other = scenario;
+      other.settings.driveSolver = scenario.settings.driveSolver == DriveSolver::Explicit
+                                       ? DriveSolver::Implicit
+                                       : DriveSolver::Explicit;
+      ScenarioResult o;
+      o.name = scenario.name;
+      DriveComparison dc;
+      dc.driveMode = driveSolverName(other.settings.driveSolver);
+      dc.ok = runner_detail::runOnce(*loaded, other, scenario.settings.handoffMode, scenario.endTime,
+                                     options_, o, nullptr);
+      for (const HandoffMetrics& h : o.handoffs) {
+        if (h.kind == "powered" && !dc.powered) dc.powered = h;
+      }
+      dc.poweredMaxPositionError = o.poweredMaxPositionError;
+      dc.poweredMaxRmsJointError = o.poweredMaxRmsJointError;
+      dc.poweredReturned = o.poweredReturned;
+      dc.knockedOut = std::any_of(o.events.begin(), o.events.end(),
+                                  [](const CharacterEvent& e) { return e.kind == "knockout"; });
+      for (const ThresholdCheck& c : o.checks) {
+        if (c.name.rfind("powered.", 0) == 0) dc.checks.push_back(c);
+      }
+      result.driveComparisons.push_back(std::move(dc));
     }
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
