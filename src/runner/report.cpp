@@ -67,19 +67,21 @@ json handoffJson(const HandoffMetrics& h) {
           {"bodies", bodies}};
 }
 
+json checkJson(const ThresholdCheck& c) {
+  return {{"name", c.name},
+          {"value", c.ran ? json(c.value) : json(nullptr)},
+          {"threshold", c.threshold},
+          {"comparison", c.comparison},
+          {"unit", c.unit},
+          {"pass", c.ran && c.pass},
+          {"ran", c.ran},
+          {"description", c.description},
+          {"note", c.note}};
+}
+
 json scenarioJson(const ScenarioResult& r) {
   json checks = json::array();
-  for (const ThresholdCheck& c : r.checks) {
-    checks.push_back({{"name", c.name},
-                      {"value", c.ran ? json(c.value) : json(nullptr)},
-                      {"threshold", c.threshold},
-                      {"comparison", c.comparison},
-                      {"unit", c.unit},
-                      {"pass", c.ran && c.pass},
-                      {"ran", c.ran},
-                      {"description", c.description},
-                      {"note", c.note}});
-  }
+  for (const ThresholdCheck& c : r.checks) checks.push_back(checkJson(c));
   json handoffs = json::array();
   for (const HandoffMetrics& h : r.handoffs) handoffs.push_back(handoffJson(h));
   json baselines = json::array();
@@ -91,14 +93,7 @@ json scenarioJson(const ScenarioResult& r) {
   json comparisons = json::array();
   for (const DriveComparison& d : r.driveComparisons) {
     json dchecks = json::array();
-    for (const ThresholdCheck& c : d.checks) {
-      dchecks.push_back({{"name", c.name},
-                         {"value", c.ran ? json(c.value) : json(nullptr)},
-                         {"threshold", c.threshold},
-                         {"comparison", c.comparison},
-                         {"unit", c.unit},
-                         {"pass", c.ran && c.pass}});
-    }
+    for (const ThresholdCheck& c : d.checks) dchecks.push_back(checkJson(c));
     comparisons.push_back({{"driveMode", d.driveMode},
                            {"ok", d.ok},
                            {"powered", d.powered ? handoffJson(*d.powered) : json(nullptr)},

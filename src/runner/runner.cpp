@@ -491,6 +491,17 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     }
   };
 
+  // The animation's own linear velocity per body at the newest animated sample (SPEC section 3
+  // on the character's history, whatever the handoff mode).
+  const auto animationVelocities = [&]() {
+    std::vector<Vec3> rawL(bodyCount), rawA(bodyCount), lin(bodyCount), ang(bodyCount);
+    std::vector<std::uint8_t> clamps(bodyCount);
+    HandoffSettings hs = cs.handoff;
+    hs.mode = HandoffMode::Inherit;
+    inheritVelocities(ch.ragdoll().history(), hs, rawL, rawA, lin, ang, clamps);
+    return lin;
+  };
+
   // Measures a commit (a `ragdoll` handoff or a powered entry) from the Character's record.
   const auto measure = [&](const HandoffRecord& record, double t, const char* kind) {
     HandoffMetrics m;
@@ -508,11 +519,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     // The animation's own velocity (SPEC section 3 on the same history, whatever the mode) and
     // the animated pose the player saw.
     const PoseHistory& h = ch.ragdoll().history();
-    std::vector<Vec3> rawL(bodyCount), rawA(bodyCount), lin(bodyCount), ang(bodyCount);
-    std::vector<std::uint8_t> clamps(bodyCount);
-    HandoffSettings hs = cs.handoff;
-    hs.mode = HandoffMode::Inherit;
-    inheritVelocities(h, hs, rawL, rawA, lin, ang, clamps);
+    const std::vector<Vec3> lin = animationVelocities();
     tracker.record = record;
     tracker.animatedPoses.resize(bodyCount);
     HandoffMetrics& hm = result.handoffs.back();
@@ -607,11 +614,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
       // The animation through the same step (the newest history sample is its pose at the step's
       // end), by the same allowances: what the drives were asked to follow.
       const PoseHistory& h = ch.ragdoll().history();
-      std::vector<Vec3> rawL(bodyCount), rawA(bodyCount), lin(bodyCount), ang(bodyCount);
-      std::vector<std::uint8_t> clamps(bodyCount);
-      HandoffSettings hs = cs.handoff;
-      hs.mode = HandoffMode::Inherit;
-      inheritVelocities(h, hs, rawL, rawA, lin, ang, clamps);
+      const std::vector<Vec3> lin = animationVelocities();
       hm.animationPopExcess = hm.animationVelocityExcess = -1e300;
       for (size_t b = 0; b < bodyCount; ++b) {
         const BodyHandoffMetrics& bm = hm.bodies[b];

@@ -91,13 +91,19 @@ std::string topOffenders(const RagdollAsset& asset, const Tracking& t, int count
   return out;
 }
 
+// A Bullet world without gravity, ground or other bodies: every contact in it is between the
+// character's own bodies.
+std::unique_ptr<PhysicsWorld> zeroGravityWorld() {
+  WorldSettings ws;
+  ws.gravity = Vec3{0.0};
+  return createBulletWorld(ws);
+}
+
 Tracking trackBoxing(DriveSolver solver, double seconds, bool endOfSubstepLaw = false) {
   Tracking t;
   const test::Character& c = loadCharacter(kBoxing);
   if (!c.asset) return t;
-  WorldSettings ws;
-  ws.gravity = Vec3{0.0};
-  auto world = createBulletWorld(ws);
+  auto world = zeroGravityWorld();
   const Clip& clip = c.clip();
   std::vector<Transform> locals(static_cast<size_t>(c.skeleton().jointCount()));
   clip.sample(0.0, WrapMode::Clamp, locals);
@@ -337,9 +343,7 @@ SelfContacts throwHandAtChest(SelfCase which) {
   SelfContacts out;
   const test::Character& c = loadCharacter(kBoxing);
   if (!c.asset) return out;
-  WorldSettings ws;
-  ws.gravity = Vec3{0.0};
-  auto world = createBulletWorld(ws);
+  auto world = zeroGravityWorld();
   std::vector<Transform> locals(static_cast<size_t>(c.skeleton().jointCount()));
   c.clip().sample(0.0, WrapMode::Clamp, locals);
   auto created =
