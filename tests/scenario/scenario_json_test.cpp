@@ -34,7 +34,7 @@ const char* const kComplete = R"({
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "handoffMode": "naive_zero_velocity",
-                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "implicit" },
+                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit" },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
                 "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
   "events": [
@@ -85,7 +85,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(s.clip.wrap, WrapMode::Loop);
   EXPECT_EQ(s.settings.substeps, 4);
   EXPECT_EQ(s.settings.handoffMode, HandoffMode::ZeroVelocity);
-  EXPECT_EQ(s.settings.driveSolver, DriveSolver::Implicit);
+  EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
   EXPECT_FALSE(s.recovery.completeGetUps);
@@ -145,7 +145,7 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.settings.substeps, 2);
   EXPECT_EQ(s.settings.handoffMode, HandoffMode::Inherit);
   EXPECT_EQ(s.settings.displayBlendTime, 0.15);
-  EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
+  EXPECT_EQ(s.settings.driveSolver, DriveSolver::Implicit);
   EXPECT_TRUE(s.world.ground.enabled);
   EXPECT_EQ(s.world.gravity, Vec3(0, -9.81, 0));
   EXPECT_TRUE(s.events.empty());
