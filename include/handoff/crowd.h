@@ -118,6 +118,85 @@ void mapReducedToFull(const ReducedRagdoll& reduced, std::span<const Transform> 
                       std::span<const Transform> carrierFromBody, std::span<Transform> fullWorldFromBodies);
 
 // ------------------------------------------------------------------------------------------------
+// Handoff-side sleeping: the rest rule, and group sleeping in a world you step yourself
+// ------------------------------------------------------------------------------------------------
+
+/// When a ragdoll counts as at rest for handoff-side sleeping (docs/CROWDS.md). Every `window`
+/// it measures how far each of its bodies moved over the window: at rest after a window where
+/// every body stayed within `distance` and `angle`, or after `creepTime` of consecutive windows
+/// within `creepDistance` and `creepAngle` (lying in a heap, only creeping).
+struct RestRule {
+  double window = 0.5;          ///< [s]
+  double distance = 0.05;       ///< [m]
+  double angle = 0.15;          ///< [rad]
+  double creepDistance = 0.12;  ///< [m] per window
+  double creepAngle = 0.3;      ///< [rad] per window
+  double creepTime = 3.0;       ///< [s]
+};
+
+/// One ragdoll's progress through RestRule's windows. `start` holds the body poses at the
+/// current window's start (the caller's storage, one per body). Never allocates. [step-safe]
+struct RestWindow {
+  double clock = 0.0;       ///< [s] into the current window
+  double creepClock = 0.0;  ///< [s] of consecutive windows within the creep tolerances
+  bool settled = false;     ///< The last full window found the ragdoll at rest.
+  /// Adds `dt`; when the window is full, compares `pose` with `start`, decides `settled` and
+  /// starts the next window at `pose`.
+  void advance(std::span<const Transform> pose, std::span<Transform> start, double dt, const RestRule& rule);
+  /// Starts again from `pose`, not settled (after a wake-up).
+  void restart(std::span<const Transform> pose, std::span<Transform> start);
+};
+
+/// Radius of a sphere around a shape's centre that holds it (the bounds of group sleeping and
+/// of the crowd's clusters). [m]
+double shapeBoundingRadius(const ShapeDesc& shape);
+
+/// Group sleeping for ragdolls in one PhysicsWorld you step yourself (controller Characters,
+/// your own ragdolls): what a Crowd does in each of its spaces. Bullet puts an island to sleep
+/// only when every body in it has been below its thresholds for a while, which a pile of
+/// ragdolls (motors against contacts, a limb always rattling somewhere) never is. Here each
+/// registered ragdoll measures its RestRule windows; ragdolls whose bounds (grown by `margin`)
+/// touch form a group, and a group is put to sleep together (PhysicsWorld::sleep on every body)
+/// once each member is at rest or asleep. The engine wakes them as usual (a hit, an awake body
+/// arriving); a woken ragdoll starts its windows again. A ragdoll with a body that is not
+/// dynamic (animated, kinematic) or not enabled is left out: it is never put to sleep and does
+/// not keep the ragdolls it touches awake (Bullet wakes what a moving kinematic body touches).
+class SleepGroups {
+ public:
+  explicit SleepGroups(const RestRule& rule = {}, double margin = 0.3);
+  /// Registers one ragdoll: its bodies and, per body, the radius of a sphere around the body's
+  /// centre holding its shape (shapeBoundingRadius). Allocates: call at load time. Errors name
+  /// the problem (empty, sizes differ, a radius not finite or negative).
+  Result<int> add(std::span<const BodyId> bodies, std::span<const double> radii);
+  /// After every PhysicsWorld::step(dt): advances the windows, finds the touching groups and puts
+  /// the groups at rest to sleep. Never allocates once every ragdoll was added. [step-safe]
+  void update(PhysicsWorld& world, double dt);
+  int ragdollCount() const { return static_cast<int>(ragdolls_.size()); }
+  /// Every body of the ragdoll asleep after the last update.
+  bool asleep(int ragdoll) const { return ragdolls_[static_cast<size_t>(ragdoll)].asleep; }
+  /// Ragdolls put to sleep by the last update (not the engine's own sleeping).
+  int putToSleepLastUpdate() const { return putToSleep_; }
+
+ private:
+  struct Ragdoll {
+    std::vector<BodyId> bodies;
+    std::vector<double> radii;
+    std::vector<Transform> pose, start;
+    RestWindow rest;
+    bool asleep = false;
+    bool eligible = false;  // every body dynamic and enabled
+    Vec3 lo{0.0}, hi{0.0};
+  };
+  int root(int i);
+  RestRule rule_;
+  double margin_;
+  std::vector<Ragdoll> ragdolls_;
+  std::vector<int> parent_;  // union-find scratch
+  std::vector<std::uint8_t> groupAtRest_, groupAwake_;
+  int putToSleep_ = 0;
+};
+
+// ------------------------------------------------------------------------------------------------
 // The crowd
 // ------------------------------------------------------------------------------------------------
 

@@ -57,27 +57,10 @@ struct Character {
   std::array<Transform, kSlotCount> carrierFromBody{};  // full bodies, when reduced
   std::array<Transform, kSlotCount> kept{};             // simulated bodies' poses while frozen
   std::array<Transform, kSlotCount> windowStart{};      // poses at the current window's start
-  double windowClock = 0.0;                             // [s] into the current window
-  double creepClock = 0.0;  // [s] of consecutive windows within the creep tolerances
-  bool settled = false;     // the last window settled it
+  RestWindow rest;
   double asleepTime = 0.0;  // [s] asleep
   Vec3 lo{0.0}, hi{0.0};    // bounds of the bodies' shapes
 };
-
-/// Radius of a sphere around a shape's centre that holds it. [m]
-double boundingRadius(const ShapeDesc& s) {
-  switch (s.type) {
-    case ShapeType::Sphere:
-      return s.radius;
-    case ShapeType::Capsule:
-      return s.radius + s.halfHeight;
-    case ShapeType::Box:
-      return glm::length(s.halfExtents);
-    case ShapeType::None:
-      break;
-  }
-  return 0.0;
-}
 
 void hashBytes(std::uint64_t& h, const void* data, size_t size) {
   const auto* p = static_cast<const unsigned char*>(data);
@@ -105,6 +88,7 @@ struct Crowd::Impl {
   ReducedRagdoll reduced;
   StaticScene scene;
   CrowdSettings settings;
+  RestRule restRule;
   std::vector<DriveJoint> fullDrive, reducedDrive;
   std::vector<double> fullRadius, reducedRadius;
   std::vector<std::unique_ptr<Space>> spaces;
@@ -273,30 +257,15 @@ struct Crowd::Impl {
       restartWindow(c, pose);
       return;
     }
-    c.windowClock += dt;
-    if (c.windowClock < settings.sleepWindow) return;
-    double distance = 0.0, angle = 0.0;
-    for (int b = 0; b < c.instance.bodyCount; ++b) {
-      const Transform& now = pose[static_cast<size_t>(b)];
-      const Transform& then = c.windowStart[static_cast<size_t>(b)];
-      distance = std::max(distance, glm::length(now.translation - then.translation));
-      angle = std::max(angle, angleBetween(now.rotation, then.rotation));
-    }
-    const bool creeping = distance <= settings.creepDistance && angle <= settings.creepAngle;
-    c.creepClock = creeping ? c.creepClock + c.windowClock : 0.0;
-    c.settled = (distance <= settings.sleepDistance && angle <= settings.sleepAngle) ||
-                (creeping && c.creepClock >= settings.creepTime);
-    c.windowClock = 0.0;
-    c.windowStart = pose;
+    const std::span<const Transform> simulated(pose.data(), static_cast<size_t>(c.instance.bodyCount));
+    c.rest.advance(simulated, std::span<Transform>(c.windowStart.data(), simulated.size()), dt, restRule);
   }
 
   static void restartWindow(Character& c, std::span<const Transform> pose) {
-    c.windowClock = c.creepClock = 0.0;
-    c.settled = false;
-    std::copy(pose.begin(), pose.end(), c.windowStart.begin());
+    c.rest.restart(pose, std::span<Transform>(c.windowStart.data(), pose.size()));
   }
 
-  bool settled(const Character& c) const { return c.state != CrowdCharacterState::Active || c.settled; }
+  bool settled(const Character& c) const { return c.state != CrowdCharacterState::Active || c.rest.settled; }
 
   void freezeCharacter(Character& c) {
     readPose(c, c.kept);
@@ -612,10 +581,14 @@ Result<std::unique_ptr<Crowd>> Crowd::create(std::shared_ptr<const RagdollAsset>
   impl->scene = std::move(scene);
   settings.substeps = std::max(1, settings.substeps);
   impl->settings = std::move(settings);
+  const CrowdSettings& cs = impl->settings;
+  impl->restRule = RestRule{cs.sleepWindow,   cs.sleepDistance, cs.sleepAngle,
+                            cs.creepDistance, cs.creepAngle,    cs.creepTime};
   impl->fullDrive = driveJointsFromAsset(*impl->asset);
   impl->reducedDrive = driveJointsFromAsset(impl->reduced.asset);
-  for (const BodyDef& b : impl->asset->bodies) impl->fullRadius.push_back(boundingRadius(b.shape));
-  for (const BodyDef& b : impl->reduced.asset.bodies) impl->reducedRadius.push_back(boundingRadius(b.shape));
+  for (const BodyDef& b : impl->asset->bodies) impl->fullRadius.push_back(shapeBoundingRadius(b.shape));
+  for (const BodyDef& b : impl->reduced.asset.bodies)
+    impl->reducedRadius.push_back(shapeBoundingRadius(b.shape));
   return std::unique_ptr<Crowd>(new Crowd(std::move(impl)));
 }
 

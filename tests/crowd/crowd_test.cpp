@@ -2,6 +2,7 @@
 // merging and splitting spaces, handoff-side sleeping of a jittering pile, freeze/thaw, physics
 // LOD mapping and pooled creation. Scenes are small (a few ragdolls, a few hundred steps).
 #include "handoff/crowd.h"
+#include "handoff/physics_bullet.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <string>
 #include <vector>
 
 namespace handoff {
@@ -205,6 +207,112 @@ TEST(Crowd, PileFallsAsleepWithin10Seconds) {
   // settle rule allows 12 cm per 0.5 s window (0.24 m/s mean) and a rattling hand may peak above
   // that, but nothing may still be falling or sliding fast (1 m/s).
   EXPECT_LT(r->maxSpeedBeforeSleep, 1.0);
+}
+
+// --- SleepGroups: the crowd's group sleeping in a world you step yourself ---
+
+/// A one-body "ragdoll": a 1 x 0.2 x 0.6 m box lying on the floor at (x, 0.1, z).
+BodyId addPlank(PhysicsWorld& world, double x, double z, MotionType motion = MotionType::Dynamic) {
+  BodyDesc d;
+  d.shape.type = ShapeType::Box;
+  d.shape.halfExtents = Vec3{0.5, 0.1, 0.3};
+  d.motion = motion;
+  d.mass = 20.0;
+  d.worldFromBody = Transform::fromTranslation(Vec3{x, 0.1, z});
+  Result<BodyId> b = world.createBody(d);
+  EXPECT_TRUE(b.ok());
+  return b.ok() ? *b : BodyId{};
+}
+
+// Planks A and B lie 5 cm apart (one group: bounds grown by 0.3 m meet), C far away with a
+// kinematic plank D (an animated character) next to it. Bullet's own sleep timer is set out
+// of reach, so only the groups put anything to sleep. While B is pushed along at 0.4 m/s (20 cm
+// per 0.5 s window) A stays awake although it lies still; C sleeps after its first windows
+// whatever D does; once B stops, A and B fall asleep in the same update. A hit wakes A alone (B
+// does not touch it) and A sleeps again once still.
+TEST(SleepGroups, TouchingRagdollsSleepTogetherAndWakeOnAHit) {
+  WorldSettings ws;
+  ws.sleepTime = 1e3;  // Bullet's per-body timer never fires here
+  std::unique_ptr<PhysicsWorld> world = createBulletWorld(ws);
+  world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+  const BodyId a = addPlank(*world, 0.0, 0.0), b = addPlank(*world, 1.05, 0.0),
+               c = addPlank(*world, 0.0, 6.0);
+  // D 35 cm from C: inside the groups' 0.3 m margin, outside Bullet's contact margins (an active
+  // kinematic body wakes every body its bounds overlap, whatever handoff decides).
+  const BodyId d = addPlank(*world, 1.35, 6.0, MotionType::Kinematic);
+  SleepGroups groups;
+  const double r = shapeBoundingRadius(ShapeDesc{ShapeType::Box, 0.0, 0.0, Vec3{0.5, 0.1, 0.3}});
+  EXPECT_NEAR(r, std::sqrt(0.25 + 0.01 + 0.09), 1e-12);
+  const double radius[1] = {r};
+  const int ga = *groups.add(std::span(&a, 1), radius), gb = *groups.add(std::span(&b, 1), radius);
+  const int gc = *groups.add(std::span(&c, 1), radius), gd = *groups.add(std::span(&d, 1), radius);
+  double aSleptAt = -1.0, bSleptAt = -1.0, cSleptAt = -1.0;
+  bool aAsleepWhileBMoved = false, dEverAsleep = false;
+  for (int step = 1; step <= 240; ++step) {  // 4 s
+    const double t = step * kDt;
+    if (t <= 2.0) world->setLinearVelocity(b, Vec3{0.0, 0.0, 0.4});  // pushed, sliding
+    world->step(kDt, 2);
+    groups.update(*world, kDt);
+    if (t <= 2.0 && groups.asleep(ga)) aAsleepWhileBMoved = true;
+    dEverAsleep = dEverAsleep || groups.asleep(gd);
+    if (groups.asleep(ga) && aSleptAt < 0.0) aSleptAt = t;
+    if (groups.asleep(gb) && bSleptAt < 0.0) bSleptAt = t;
+    if (groups.asleep(gc) && cSleptAt < 0.0) cSleptAt = t;
+  }
+  std::printf(
+      "C (next to a kinematic plank) asleep at %.3f s; A and B at %.3f / %.3f s (B pushed until 2 s)\n",
+      cSleptAt, aSleptAt, bSleptAt);
+  EXPECT_FALSE(aAsleepWhileBMoved) << "a moving member keeps its group awake";
+  EXPECT_FALSE(dEverAsleep) << "a kinematic ragdoll is never put to sleep";
+  // C: still after its first 0.5 s window (the drop from rest settles in one step).
+  EXPECT_GT(cSleptAt, 0.45);
+  EXPECT_LT(cSleptAt, 1.1);
+  // A and B: together, within two windows of B stopping (the window that saw B slide, then one still).
+  EXPECT_EQ(aSleptAt, bSleptAt);
+  EXPECT_GT(aSleptAt, 2.0);
+  EXPECT_LT(aSleptAt, 3.05);
+  EXPECT_TRUE(world->isSleeping(a));
+  EXPECT_TRUE(world->isSleeping(b));
+  EXPECT_TRUE(world->isSleeping(c));
+  EXPECT_EQ(glm::length(world->linearVelocity(b)), 0.0);
+
+  // A hit on A, as a game does it: wake, then the impulse.
+  world->wake(a);
+  world->applyLinearImpulse(a, Vec3{-20.0, 0.0, 0.0}, world->transform(a).translation);
+  bool aWoke = false;
+  double aSleptAgainAt = -1.0;
+  for (int step = 1; step <= 150; ++step) {
+    world->step(kDt, 2);
+    groups.update(*world, kDt);
+    if (step == 1) aWoke = !groups.asleep(ga);
+    if (aWoke && groups.asleep(ga) && aSleptAgainAt < 0.0) aSleptAgainAt = step * kDt;
+  }
+  std::printf("after the hit: A woke %d, asleep again %.3f s later; B asleep %d\n", static_cast<int>(aWoke),
+              aSleptAgainAt, static_cast<int>(groups.asleep(gb)));
+  EXPECT_TRUE(aWoke);
+  EXPECT_TRUE(groups.asleep(gb)) << "B does not touch A (the hit pushed A away from it)";
+  EXPECT_GT(aSleptAgainAt, 0.45);
+  EXPECT_LT(aSleptAgainAt, 2.0);
+}
+
+TEST(SleepGroups, RefusesBadRagdolls) {
+  SleepGroups groups;
+  const BodyId body{};
+  const double good[1] = {0.2}, two[2] = {0.2, 0.3};
+  const double nan[1] = {std::nan("")}, negative[1] = {-0.1};
+  Result<int> r = groups.add({}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("at least one body"), std::string::npos) << r.error();
+  r = groups.add(std::span(&body, 1), two);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("1 bodies but 2 radii"), std::string::npos) << r.error();
+  r = groups.add(std::span(&body, 1), nan);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("body 0 has radius"), std::string::npos) << r.error();
+  EXPECT_FALSE(groups.add(std::span(&body, 1), negative).ok());
+  EXPECT_EQ(groups.ragdollCount(), 0);
+  EXPECT_TRUE(groups.add(std::span(&body, 1), good).ok());
+  EXPECT_EQ(groups.ragdollCount(), 1);
 }
 
 // Issue #9's pile stress: 50 dead ragdolls dropped into a 6 x 6 m pit, in layers of 9 from up
