@@ -170,7 +170,7 @@ struct ScenarioSettings {
   double displayBlendTime = 0.15;                   ///< [s] [0, 10] [default 0.15]
   double maxLinearSpeed = 50.0;                     ///< Inherited speed clamp. [m/s] (0, 1000] [default 50]
   double maxAngularSpeed = 60.0;                    ///< [rad/s] (0, 1000] [default 60]
-  DriveSolver driveSolver = DriveSolver::Implicit;  ///< JSON "driveMode". [default implicit, as PoweredSettings]
+  DriveSolver driveSolver = DriveSolver::Implicit;  ///< JSON "driveMode". [default implicit]
   bool operator==(const ScenarioSettings&) const = default;
 };
 
