@@ -3,6 +3,23 @@
 set(HANDOFF_WARNINGS -Wall -Wextra -Wpedantic -Werror)
 set(HANDOFF_MODULES "" CACHE INTERNAL "")
 
+# Unity builds (CMAKE_UNITY_BUILD=ON, what scripts/test.sh uses to keep CI short) compile a
+# target's files together. These files define helpers in anonymous namespaces under the same
+# names as a sibling file of their target (kDeg, kData, fmt, ...), so they compile alone.
+set(HANDOFF_UNITY_ALONE
+  src/asset/stabilize.cpp src/asset/validate.cpp src/crowd/crowd.cpp src/recovery/getup_completion.cpp
+  tests/controller/powered_test.cpp tests/drive/drive_law_test.cpp tests/drive/drive_stiffness_test.cpp
+  tests/drive/pin_test.cpp tests/recovery/getup_completion_test.cpp tests/rig/import_test.cpp
+  tests/scenario/scenario_validate_test.cpp)
+
+function(handoff_unity_alone)
+  foreach(file ${HANDOFF_UNITY_ALONE})
+    if(EXISTS "${PROJECT_SOURCE_DIR}/${file}")
+      set_source_files_properties("${PROJECT_SOURCE_DIR}/${file}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
+  endforeach()
+endfunction()
+
 # The module named `handoff` (the handoff itself) is the library handoff_core / handoff::core,
 # because handoff::handoff is the umbrella target.
 function(handoff_module_name name out)
@@ -17,6 +34,7 @@ function(handoff_add_module name)
   cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS" ${ARGN})
   handoff_module_name(${name} lib)
   file(GLOB sources CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
+  handoff_unity_alone()
   add_library(handoff_${lib} STATIC ${sources})
   add_library(handoff::${lib} ALIAS handoff_${lib})
   target_include_directories(handoff_${lib}
@@ -36,6 +54,7 @@ function(handoff_add_module_tests name)
     return()
   endif()
   handoff_module_name(${name} lib)
+  handoff_unity_alone()
   add_executable(handoff_${name}_tests ${sources})
   target_compile_options(handoff_${name}_tests PRIVATE ${HANDOFF_WARNINGS})
   target_include_directories(handoff_${name}_tests PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/src)

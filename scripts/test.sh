@@ -10,14 +10,20 @@ jobs=$(nproc)
 # json-heavy translation units: -O2 -g 21.6 s, -g0 14.7 s; ASan -O1 -g 46.1 s,
 # -g1 27.7 s). The suite's normal build therefore compiles without it (-g does not change the
 # generated code: results and hashes are the same as a RelWithDebInfo build's) and the sanitizer
-# build keeps line tables only (-g1: stack traces still name file and line).
+# build keeps line tables only (-g1: stack traces still name file and line). Both are unity
+# builds (CMAKE_UNITY_BUILD: a target's files compiled together, which parses the json, glm and
+# gtest headers once per batch instead of once per file; cmake/HandoffModule.cmake lists the
+# files that must compile alone). Measured cold on 2 cores: normal 294 -> 182 s, ASan 545 ->
+# 362 s.
 echo "== normal build =="
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
+  -DCMAKE_UNITY_BUILD=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build =="
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DHANDOFF_SANITIZE=ON -DHANDOFF_BUILD_BENCH=OFF
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DHANDOFF_SANITIZE=ON -DHANDOFF_BUILD_BENCH=OFF \
+  -DCMAKE_UNITY_BUILD=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 1200 -LE no_sanitize
