@@ -7,9 +7,9 @@ set(HANDOFF_MODULES "" CACHE INTERNAL "")
 # target's files together. These files define helpers in anonymous namespaces under the same
 # names as a sibling file of their target (kDeg, kData, fmt, ...), so they compile alone.
 set(HANDOFF_UNITY_ALONE
-  src/asset/stabilize.cpp src/asset/validate.cpp src/crowd/crowd.cpp src/recovery/getup_completion.cpp
+  src/asset/stabilize.cpp src/asset/validate.cpp src/crowd/crowd.cpp
   tests/controller/powered_test.cpp tests/drive/drive_law_test.cpp tests/drive/drive_stiffness_test.cpp
-  tests/drive/pin_test.cpp tests/recovery/getup_completion_test.cpp tests/rig/import_test.cpp
+  tests/drive/pin_test.cpp tests/rig/import_test.cpp
   tests/scenario/scenario_validate_test.cpp)
 
 function(handoff_unity_alone)

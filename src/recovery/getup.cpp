@@ -2,6 +2,8 @@
 // (SPEC.md section 4). The root definition and a_B are explained in handoff/recovery.h.
 #include "handoff/recovery.h"
 
+#include "recovery/leg_stance.h"
+
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -25,7 +27,7 @@ bool horizontalUnit(const Vec3& v, double minLength, Vec3* out, double* length =
   return true;
 }
 
-std::string clipLabel(const Clip& clip) { return "get-up clip '" + clip.name + "'"; }
+using recovery_detail::clipLabel;
 
 }  // namespace
 

@@ -18,7 +18,7 @@ namespace {
 using recovery_detail::hipHeightAboveFeet;
 using recovery_detail::lowestLegPoint;
 
-std::string clipLabel(const Clip& clip) { return "get-up clip '" + clip.name + "'"; }
+using recovery_detail::clipLabel;
 
 constexpr std::array<Slot, 7> kRequiredSlots{Slot::Pelvis,    Slot::UpperLegL, Slot::UpperLegR,
                                              Slot::LowerLegL, Slot::LowerLegR, Slot::FootL,
@@ -48,13 +48,8 @@ struct TrackedPoint {
 /// The pelvis, and every joint and end site under either foot slot.
 std::vector<TrackedPoint> trackedPoints(const Skeleton& skeleton, const HumanoidMap& map) {
   std::vector<TrackedPoint> points{{map[Slot::Pelvis], Vec3{0.0}}};
-  const int n = skeleton.jointCount();
-  std::vector<char> inFoot(static_cast<size_t>(n), 0);
-  for (int j = 0; j < n; ++j) {
-    const int parent = skeleton.parents[static_cast<size_t>(j)];
-    inFoot[static_cast<size_t>(j)] =
-        static_cast<char>(j == map[Slot::FootL] || j == map[Slot::FootR] ||
-                          (parent != kNoParent && inFoot[static_cast<size_t>(parent)]));
+  const std::vector<char> inFoot = recovery_detail::jointsUnder(skeleton, map, Slot::FootL, Slot::FootR);
+  for (int j = 0; j < skeleton.jointCount(); ++j) {
     if (!inFoot[static_cast<size_t>(j)]) continue;
     points.push_back({j, Vec3{0.0}});
     const Vec3 tip = skeleton.endSiteOffset[static_cast<size_t>(j)];

@@ -1,4 +1,5 @@
-// Stance measures shared by retargeting and get-up completion (internal to the recovery module).
+// Helpers shared by the recovery module's files (internal): the stance measures of retargeting
+// and get-up completion, and how errors name a get-up clip.
 #pragma once
 
 #include "handoff/asset.h"
@@ -7,22 +8,34 @@
 #include <algorithm>
 #include <limits>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace handoff::recovery_detail {
+
+/// How errors name a get-up clip.
+inline std::string clipLabel(const Clip& clip) { return "get-up clip '" + clip.name + "'"; }
+
+/// 1 for the joints in the subtrees of the joints mapped to slots `a` and `b` (themselves
+/// included), 0 elsewhere. Parents come before children in a Skeleton.
+inline std::vector<char> jointsUnder(const Skeleton& skeleton, const HumanoidMap& map, Slot a, Slot b) {
+  const int n = skeleton.jointCount();
+  std::vector<char> under(static_cast<size_t>(n), 0);
+  for (int j = 0; j < n; ++j) {
+    const int parent = skeleton.parents[static_cast<size_t>(j)];
+    under[static_cast<size_t>(j)] = static_cast<char>(
+        j == map[a] || j == map[b] || (parent != kNoParent && under[static_cast<size_t>(parent)]));
+  }
+  return under;
+}
 
 /// Lowest point (y) of both legs, joints and end sites from either upper leg down, in a model
 /// pose. Both upper legs must be mapped.
 inline double lowestLegPoint(const Skeleton& skeleton, const HumanoidMap& map,
                              std::span<const Transform> models) {
-  const int n = skeleton.jointCount();
-  std::vector<char> inLeg(static_cast<size_t>(n), 0);
+  const std::vector<char> inLeg = jointsUnder(skeleton, map, Slot::UpperLegL, Slot::UpperLegR);
   double lowest = std::numeric_limits<double>::infinity();
-  for (int j = 0; j < n; ++j) {
-    const int parent = skeleton.parents[static_cast<size_t>(j)];
-    inLeg[static_cast<size_t>(j)] =
-        static_cast<char>(j == map[Slot::UpperLegL] || j == map[Slot::UpperLegR] ||
-                          (parent != kNoParent && inLeg[static_cast<size_t>(parent)]));
+  for (int j = 0; j < skeleton.jointCount(); ++j) {
     if (!inLeg[static_cast<size_t>(j)]) continue;
     const Transform& m = models[static_cast<size_t>(j)];
     lowest = std::min(lowest, m.translation.y);

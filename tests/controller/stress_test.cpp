@@ -226,8 +226,8 @@ TEST(Stress, FiftyCharactersPiledInAPitSleepAsGroups) {
   WorldSettings settings;
   settings.contactsIterateWithJoints = true;
   // As the crowd's spaces: without warm-started joint rows a ragdoll's joints never converge
-  // under a pile's load and limbs creep for ever (docs/CROWDS.md); measured here, 42-48 of the
-  // 50 at rest by the rule at any time up to 12 s and none asleep.
+  // under a pile's load and limbs creep for ever (docs/CROWDS.md); measured here, never more
+  // than 48 of the 50 at rest by the rule at once (42-48 from 7 s to 12 s) and none asleep.
   settings.warmStartJoints = true;
   settings.jointIterationFactor = 1;
   std::unique_ptr<PhysicsWorld> world = createBulletWorld(settings);

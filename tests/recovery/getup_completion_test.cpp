@@ -4,6 +4,7 @@
 // feet moving under issue 5's 2 cm per 60 Hz frame in the tail. Heights here are measured with
 // the tests' own stance helpers (support/stance.h), not the library's.
 #include "recovery/recovery_test_util.h"
+#include "support/getup_clips.h"
 #include "support/stance.h"
 
 #include <gtest/gtest.h>
@@ -19,13 +20,13 @@ namespace {
 using test::hipAboveFeet;
 using test::lowestUnder;
 
-const char* kFaceUp = "deepmimic/humanoid3d_getup_faceup.bvh";
-const char* kFaceDown = "deepmimic/humanoid3d_getup_facedown.bvh";
+using test::kDeepMimicFaceDown;
+using test::kDeepMimicFaceUp;
 
 /// Both DeepMimic get-ups (same skeleton) and the face-down clip's last frame.
 struct Pair {
-  test::LoadedClip up = test::loadClip(kFaceUp);
-  test::LoadedClip down = test::loadClip(kFaceDown);
+  test::LoadedClip up = test::loadClip(kDeepMimicFaceUp);
+  test::LoadedClip down = test::loadClip(kDeepMimicFaceDown);
   std::vector<Transform> standing() const {
     const auto f = down.clip.frame(down.clip.frameCount - 1);
     return {f.begin(), f.end()};
