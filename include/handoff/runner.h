@@ -65,8 +65,9 @@ struct BodyHandoffMetrics {
 
 /// One handoff of a run and what followed it.
 struct HandoffMetrics {
-  /// "handoff" (a `ragdoll` event: full ragdoll) or "powered" (a `powered` or `partial` event:
-  /// the bodies with a physics weight go dynamic under drives); names the checks' capability.
+  /// "handoff" (a `ragdoll` event: full ragdoll) or "powered" (a `powered` or `partial` event,
+  /// or an `impulse` while animated, the hit reaction: the bodies with a physics weight go
+  /// dynamic under drives); names the checks' capability.
   std::string kind = "handoff";
   double time = 0.0;  ///< Scenario time of the commit. [s]
   std::string mode;   ///< "inherit", "naive_zero_velocity", "naive_bind_pose".
@@ -109,7 +110,7 @@ struct TimeSeries {
   std::vector<Vec3> pelvisPosition;     ///< Pelvis body centre of mass (engine pose). [m]
   std::vector<double> pelvisHeight;     ///< [m]
   std::vector<double> pelvisSpeed;      ///< [m/s]
-  std::vector<double> maxJointStretch;  ///< [m] (0 while every body is kinematic: nothing is simulated)
+  std::vector<double> maxJointStretch;  ///< [m] (0 unless Ragdoll or Powered: no joint is simulated)
   std::vector<double> settleWindow;     ///< [s]
   std::vector<double> blendWeight;      ///< [0, 1]
   std::vector<double> driveWeight;      ///< [0, 1]
@@ -128,6 +129,26 @@ struct RecoveryMetrics {
   double worstFootJump = 0.0;    ///< [m]
   /// Completion tail appended to the chosen get-up clip (GetUpCompletion::tailDuration; 0: none). [s]
   double getUpTail = 0.0;
+};
+
+/// A hit reaction (SPEC section 6, issue 6): an `impulse` on the character while animated made
+/// it go powered by itself with CharacterSettings::hitReaction (the library default: pelvis and
+/// feet pinned, back to animation once the pose error and velocities settle, or a knock-out into
+/// a full ragdoll). Its powered entry is also measured as a handoff of kind "powered".
+struct HitReactionMetrics {
+  double time = 0.0;     ///< Scenario time of the hit (the powered entry). [s]
+  std::string body;      ///< The body hit.
+  double impulse = 0.0;  ///< |J|. [N s]
+  /// While powered: the hit body's largest distance from its animated pose (how far the hit
+  /// threw it), and the largest of any body (Character::poweredMaxPositionError). [m]
+  double peakHitBodyDeviation = 0.0;
+  double peakDeviation = 0.0;
+  bool returned = false;      ///< Back to animation before the end.
+  double returnTime = 0.0;    ///< From the hit to the first animated frame. [s]
+  double rmsAtReturn = 0.0;   ///< RMS joint-angle error at the last powered frame. [rad]
+  double maxAtReturn = 0.0;   ///< Largest joint-angle error at the last powered frame. [rad]
+  bool knockedOut = false;    ///< Fell into a full ragdoll (a "knockout" event).
+  double knockoutTime = 0.0;  ///< From the hit. [s]
 };
 
 /// The same handoff with a naive baseline (HandoffSettings::mode), for comparison.
@@ -149,6 +170,7 @@ struct DriveComparison {
   double poweredMaxRmsJointError = 0.0;   ///< [rad]
   bool poweredReturned = false;
   bool knockedOut = false;  ///< A "knockout" event: the powered ragdoll fell into a full ragdoll.
+  std::vector<HitReactionMetrics> hitReactions;
   /// The checks of that run whose names start with "powered." (what they would say; they count
   /// nowhere).
   std::vector<ThresholdCheck> checks;
@@ -171,6 +193,7 @@ struct ScenarioResult {
   int frames = 0;
   std::vector<HandoffMetrics> handoffs;
   std::vector<RecoveryMetrics> recoveries;
+  std::vector<HitReactionMetrics> hitReactions;
   std::vector<CharacterEvent> events;
   TimeSeries series;
   std::vector<ThresholdCheck> checks;

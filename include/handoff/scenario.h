@@ -56,6 +56,10 @@ struct ScenarioClip {
   int index = 0;                    ///< Clip index when `name` is empty. [>= 0] [default 0]
   double startTime = 0.0;           ///< Clip time at which playback starts. [s] [>= 0] [default 0]
   WrapMode wrap = WrapMode::Clamp;  ///< "clamp" or "loop". [default clamp]
+  /// Playback rate: clip seconds per scenario second. 0 holds the pose at `startTime` (a
+  /// character standing still in one frame of the clip). Played clips only (`clip` and `clip`
+  /// events); get-up clips play at their own rate. [[0, 100]] [default 1]
+  double speed = 1.0;
   bool operator==(const ScenarioClip&) const = default;
 };
 

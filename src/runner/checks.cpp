@@ -159,12 +159,44 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
                "animated pose)",
                "count", knockouts, 0.0));
   }
-  if (std::any_of(s.events.begin(), s.events.end(),
-                  [](const ScenarioEvent& e) { return e.type() == EventType::Animate; })) {
+  const bool animateEvent = std::any_of(s.events.begin(), s.events.end(), [](const ScenarioEvent& e) {
+    return e.type() == EventType::Animate;
+  });
+  if (animateEvent || !r.hitReactions.empty()) {
+    checks.push_back(atLeast("powered.returned_to_animation",
+                             std::string("back to animation (every body kinematic, capsule on) by the end ") +
+                                 (animateEvent ? "after `animate`" : "by itself after the hit reaction"),
+                             "count", r.poweredReturned ? 1.0 : 0.0, 1.0));
+  }
+  // Hit reactions (issue 6): a 150 N s chest hit on the standing character with pelvis and feet
+  // pinned returns to the animation within 1.5 s with an RMS joint-angle error under 3 degrees.
+  constexpr double kHitReturnTime = 1.5;  // [s]
+  constexpr double kHitReturnRmsDeg = 3.0;
+  constexpr double kDegPerRad = 180.0 / kPi;
+  for (size_t i = 0; i < r.hitReactions.size(); ++i) {
+    const HitReactionMetrics& hit = r.hitReactions[i];
+    const std::string at = r.hitReactions.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    char what[200];
+    std::snprintf(what, sizeof what, "hit reaction to %.0f N s on %s at %.3f s", hit.impulse,
+                  hit.body.c_str(), hit.time);
+    const std::string reacted = fmt("the hit threw the body %.3f m from its animated pose (any body: %.3f m)",
+                                    hit.peakHitBodyDeviation, hit.peakDeviation);
+    if (!hit.returned) {
+      const std::string why =
+          hit.knockedOut ? fmt("knocked out into a full ragdoll %.3f s after the hit; ", hit.knockoutTime)
+                         : std::string("still powered at the end; ");
+      checks.push_back(notRun("powered.hit_return_time" + at, std::string(what), why + reacted));
+      continue;
+    }
+    checks.push_back(atMost("powered.hit_return_time" + at,
+                            std::string(what) + ": from the hit back to animation (issue 6: within 1.5 s)",
+                            "s", hit.returnTime, kHitReturnTime));
+    checks.back().note = reacted;
     checks.push_back(
-        atLeast("powered.returned_to_animation",
-                "back to animation (every body kinematic, capsule on) by the end after `animate`", "count",
-                r.poweredReturned ? 1.0 : 0.0, 1.0));
+        atMost("powered.hit_rms_error_at_return" + at,
+               std::string(what) + ": RMS joint-angle error at the last powered frame (issue 6: under 3 deg)",
+               "deg", hit.rmsAtReturn * kDegPerRad, kHitReturnRmsDeg));
+    checks.back().note = fmt("largest joint error then %.2f deg", hit.maxAtReturn * kDegPerRad);
   }
 
   // Scenario expectations beyond the pop allowance.

@@ -67,6 +67,24 @@ json handoffJson(const HandoffMetrics& h) {
           {"bodies", bodies}};
 }
 
+json hitReactionsJson(const std::vector<HitReactionMetrics>& hits) {
+  json out = json::array();
+  for (const HitReactionMetrics& h : hits) {
+    out.push_back({{"time", h.time},
+                   {"body", h.body},
+                   {"impulse", h.impulse},
+                   {"peakHitBodyDeviation", h.peakHitBodyDeviation},
+                   {"peakDeviation", h.peakDeviation},
+                   {"returned", h.returned},
+                   {"returnTime", h.returned ? json(h.returnTime) : json(nullptr)},
+                   {"rmsAtReturn", h.returned ? json(h.rmsAtReturn) : json(nullptr)},
+                   {"maxAtReturn", h.returned ? json(h.maxAtReturn) : json(nullptr)},
+                   {"knockedOut", h.knockedOut},
+                   {"knockoutTime", h.knockedOut ? json(h.knockoutTime) : json(nullptr)}});
+  }
+  return out;
+}
+
 json checkJson(const ThresholdCheck& c) {
   return {{"name", c.name},
           {"value", c.ran ? json(c.value) : json(nullptr)},
@@ -101,6 +119,7 @@ json scenarioJson(const ScenarioResult& r) {
                            {"poweredMaxRmsJointError", d.poweredMaxRmsJointError},
                            {"poweredReturned", d.poweredReturned},
                            {"knockedOut", d.knockedOut},
+                           {"hitReactions", hitReactionsJson(d.hitReactions)},
                            {"checks", dchecks}});
   }
   json recoveries = json::array();
@@ -162,6 +181,7 @@ json scenarioJson(const ScenarioResult& r) {
           {"handoffs", handoffs},
           {"baselines", baselines},
           {"recoveries", recoveries},
+          {"hitReactions", hitReactionsJson(r.hitReactions)},
           {"events", events},
           {"series", series}};
 }
@@ -496,6 +516,32 @@ std::string reportHtml(std::span<const ScenarioResult> results) {
       for (size_t d = 0; d < sc["driveComparisons"].size(); ++d) {
         const std::string dp = p + "/driveComparisons/" + std::to_string(d);
         row(sc["driveComparisons"][d]["driveMode"].get<std::string>(), dp + "/powered", dp);
+      }
+      o << "</table>";
+    }
+    if (!sc["hitReactions"].empty()) {
+      // The hit reactions of this run and, on the same frames, of the other drive.
+      o << "<h3>Hit reactions (an impulse while animated: powered, pelvis and feet pinned)</h3><table><tr>"
+           "<th>drive</th><th>hit [s]</th><th>body</th><th>impulse [N s]</th>"
+           "<th>hit body's peak distance to the animation [m]</th><th>any body's [m]</th>"
+           "<th>back to animation</th><th>after [s]</th><th>RMS joint error then [deg]</th>"
+           "<th>max joint error then [deg]</th><th>knocked out</th><th>after [s]</th></tr>";
+      const auto rows = [&](const std::string& label, const std::string& base) {
+        const json& hits = doc.at(json::json_pointer(base + "/hitReactions"));
+        for (size_t h = 0; h < hits.size(); ++h) {
+          const std::string hp = base + "/hitReactions/" + std::to_string(h);
+          o << "<tr><td>" << escape(label) << "</td>" << cell(doc, hp + "/time") << cell(doc, hp + "/body")
+            << cell(doc, hp + "/impulse", 0) << cell(doc, hp + "/peakHitBodyDeviation")
+            << cell(doc, hp + "/peakDeviation") << cell(doc, hp + "/returned")
+            << cell(doc, hp + "/returnTime") << cell(doc, hp + "/rmsAtReturn", 2, 180.0 / kPi)
+            << cell(doc, hp + "/maxAtReturn", 2, 180.0 / kPi) << cell(doc, hp + "/knockedOut")
+            << cell(doc, hp + "/knockoutTime") << "</tr>";
+        }
+      };
+      rows(sc["driveMode"].get<std::string>() + " (this run)", p);
+      for (size_t d = 0; d < sc["driveComparisons"].size(); ++d) {
+        rows(sc["driveComparisons"][d]["driveMode"].get<std::string>(),
+             p + "/driveComparisons/" + std::to_string(d));
       }
       o << "</table>";
     }

@@ -331,17 +331,22 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
   cs.handoff.displayBlendTime = s.settings.displayBlendTime;
   cs.settle.window = s.recovery.settleWindow;
   cs.transition.duration = s.recovery.transitionTime;
+  // An `impulse` while animated runs the library's own hit reaction (CharacterSettings::
+  // hitReaction: pelvis and feet pinned, back to animation once settled), with the scenario's
+  // drive solver as `powered` and `partial` have it (the default, implicit, is the library's).
+  cs.hitReaction.solver = s.settings.driveSolver;
 
   // Animation state.
   const Clip* clip = &l.clip;
   WrapMode wrap = s.clip.wrap;
   double clipStart = s.clip.startTime;  // clip time at scene time clipSceneStart
   double clipSceneStart = 0.0;
+  double clipSpeed = s.clip.speed;  // clip seconds per scene second (0: the pose at clipStart, held)
   Transform root = s.root.worldFromRoot();
   size_t nextSwitch = 0;
   std::vector<Transform> locals(jointCount), dense(jointCount), models(jointCount), poses(bodyCount);
   const auto sampleAt = [&](double sceneTime, std::span<Transform> out) {
-    clip->sample(clipStart + (sceneTime - clipSceneStart), wrap, out);
+    clip->sample(clipStart + clipSpeed * (sceneTime - clipSceneStart), wrap, out);
   };
 
   size_t nextEvent = 0;
@@ -364,6 +369,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
         clip = &l.clipSwitches[nextSwitch++].second;
         wrap = p.clip.wrap;
         clipStart = p.clip.startTime;
+        clipSpeed = p.clip.speed;
         clipSceneStart = e.time;
         return true;
       }
@@ -422,6 +428,9 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
   const int ankles[2] = {ankleOf(Slot::LowerLegL), ankleOf(Slot::LowerLegR)};
 
   Tracker tracker;
+  int openHit = -1;  // the hit reaction still being followed (index in result.hitReactions)
+  int hitBody = -1;  // its body
+  std::vector<Transform> animatedBodies(bodyCount);
   std::vector<Transform> displayModels(jointCount), clipA(jointCount), clipB(jointCount), clipMa(jointCount),
       clipMb(jointCount);
   Vec3 lastPelvis{0.0}, lastAnkles[2] = {Vec3{0.0}, Vec3{0.0}};
@@ -442,9 +451,11 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     ts.pelvisHeight.push_back(pelvisWorld.y);
     ts.pelvisSpeed.push_back(first ? 0.0 : glm::length(pelvisWorld - lastPelvisWorld) / dt);
     lastPelvisWorld = pelvisWorld;
-    // Joints between kinematic bodies are not simulated (the animation moves both ends).
-    ts.maxJointStretch.push_back(ch.state() == CharacterState::Ragdoll ? ch.ragdoll().maxJointSeparation()
-                                                                       : 0.0);
+    // Joints between kinematic bodies are not simulated (the animation moves both ends); while
+    // powered the drives and pins act through simulated joints.
+    const bool simulatedJoints =
+        ch.state() == CharacterState::Ragdoll || ch.state() == CharacterState::Powered;
+    ts.maxJointStretch.push_back(simulatedJoints ? ch.ragdoll().maxJointSeparation() : 0.0);
     ts.settleWindow.push_back(ch.state() == CharacterState::Ragdoll ? ch.settle().timeInWindow() : 0.0);
     ts.blendWeight.push_back(ch.blendWeight());
     ts.driveWeight.push_back(ch.state() == CharacterState::Powered ? ch.driveWeight() : 0.0);
@@ -649,6 +660,32 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     hm.maxJointSeparation = std::max(hm.maxJointSeparation, ch.ragdoll().maxJointSeparation());
   };
 
+  // A hit reaction until it ends: how far the hit threw the bodies while powered, then the
+  // return to animation (the errors at the last powered frame) or the knock-out.
+  const auto followHit = [&](double t) {
+    HitReactionMetrics& hit = result.hitReactions[static_cast<size_t>(openHit)];
+    if (ch.state() == CharacterState::Powered) {
+      localToModel(skeleton, locals, models);
+      bodyPosesFromModels(asset, models, root, animatedBodies);
+      const size_t b = static_cast<size_t>(hitBody);
+      hit.peakHitBodyDeviation = std::max(
+          hit.peakHitBodyDeviation, glm::length(world->transform(ch.ragdoll().body(hitBody)).translation -
+                                                animatedBodies[b].translation));
+      hit.peakDeviation = std::max(hit.peakDeviation, ch.poweredMaxPositionError());
+      hit.rmsAtReturn = ch.poweredRmsJointError();
+      hit.maxAtReturn = ch.poweredMaxJointError();
+      return;
+    }
+    if (ch.state() == CharacterState::Animated) {
+      hit.returned = true;
+      hit.returnTime = t - hit.time;
+    } else {
+      hit.knockedOut = ch.state() == CharacterState::Ragdoll;
+      hit.knockoutTime = t - hit.time;
+    }
+    openHit = -1;
+  };
+
   const auto runPostEvents = [&](double t) {
     for (const ScenarioEvent* e : postEvents) {
       switch (e->type()) {
@@ -668,7 +705,21 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
           Vec3 point = bodyPose.translation;
           if (p.point)
             point = p.pointSpace == PointSpace::Body ? bodyPose.transformPoint(*p.point) : *p.point;
-          if (Status st = ch.applyImpulse(b, impulse, point); !st) {
+          const bool wasAnimated = ch.state() == CharacterState::Animated;
+          const size_t before = ch.handoffs().size();
+          const Status st = ch.applyImpulse(b, impulse, point);
+          if (st && wasAnimated && ch.state() == CharacterState::Powered && ch.handoffs().size() > before) {
+            // The hit reaction: the Character went powered by itself, then took the impulse.
+            measure(ch.handoffs().back(), t, "powered");
+            HitReactionMetrics hit;
+            hit.time = t;
+            hit.body = asset.bodies[static_cast<size_t>(b)].name;
+            hit.impulse = glm::length(impulse);
+            result.hitReactions.push_back(hit);
+            openHit = static_cast<int>(result.hitReactions.size()) - 1;
+            hitBody = b;
+          }
+          if (!st) {
             notRun(*e, st.error());
           } else if (tracker.open >= 0 && ch.state() != CharacterState::Animated) {
             HandoffMetrics& hm = result.handoffs[static_cast<size_t>(tracker.open)];
@@ -743,6 +794,7 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     if (tracker.open >= 0 && tracker.stepsSinceCommit++ == 0) afterFirstStep();
     ch.postStep(dt);
     if (tracker.open >= 0) follow(t1);
+    if (openHit >= 0) followHit(t1);
     if (ch.blockingRepresentations() != 1) ++blockingViolations;
 
     // Recovery jumps of the displayed pelvis and ankles, beyond the get-up clip's own motion.
@@ -888,6 +940,7 @@ ScenarioResult ScenarioRunner::run(const Scenario& scenario, Replay* replay,
       dc.poweredMaxPositionError = o.poweredMaxPositionError;
       dc.poweredMaxRmsJointError = o.poweredMaxRmsJointError;
       dc.poweredReturned = o.poweredReturned;
+      dc.hitReactions = o.hitReactions;
       dc.knockedOut = std::any_of(o.events.begin(), o.events.end(),
                                   [](const CharacterEvent& e) { return e.kind == "knockout"; });
       for (const ThresholdCheck& c : o.checks) {

@@ -399,7 +399,7 @@ const char* nameIn(const std::pair<const char*, Enum> (&table)[N], Enum item) {
 // ---------------------------------------------------------------------------------------------
 
 using Keys = std::vector<const char*>;
-const Keys kClipKeys = {"file", "name", "index", "startTime", "wrap"};
+const Keys kClipKeys = {"file", "name", "index", "startTime", "wrap", "speed"};
 const Keys kBoxKeys = {"center", "halfExtents", "yaw", "friction"};
 const Keys kEventKeys = {"time", "type", "label"};
 
@@ -418,12 +418,18 @@ ScenarioClip readClipFields(const Reader& r, const json& object, const std::stri
   clip.index = r.integer(object, path, "index", 0, 0, 1000000);
   clip.startTime = r.number(object, path, "startTime", 0.0, kTime);
   clip.wrap = r.choice(object, path, "wrap", WrapMode::Clamp, kWrapModes);
+  clip.speed = r.number(object, path, "speed", 1.0, Range{0.0, 100.0, false, false});
   return clip;
 }
 
-ScenarioClip readClip(const Reader& r, const json& value, const std::string& path) {
+/// A clip reference; `played` false for get-up clips (recovery.supine, recovery.prone), which
+/// play at their own rate: no `speed`.
+ScenarioClip readClip(const Reader& r, const json& value, const std::string& path, bool played) {
   r.expectObject(value, path);
   r.checkKeys(value, path, kClipKeys);
+  if (!played && Reader::find(value, "speed")) {
+    r.fail(childPath(path, "speed"), "a get-up clip plays at its own rate (speed is for played clips)");
+  }
   return readClipFields(r, value, path);
 }
 
@@ -592,9 +598,9 @@ ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::str
   r.checkKeys(value, path, {"supine", "prone", "transitionTime", "settleWindow", "completeGetUps"});
   ScenarioRecovery recovery;
   if (const json* supine = Reader::find(value, "supine"))
-    recovery.supine = readClip(r, *supine, childPath(path, "supine"));
+    recovery.supine = readClip(r, *supine, childPath(path, "supine"), false);
   if (const json* prone = Reader::find(value, "prone"))
-    recovery.prone = readClip(r, *prone, childPath(path, "prone"));
+    recovery.prone = readClip(r, *prone, childPath(path, "prone"), false);
   recovery.transitionTime =
       r.number(value, path, "transitionTime", recovery.transitionTime, Range{0.0, 5.0, false, false});
   recovery.settleWindow =
@@ -742,7 +748,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (!character) r.fail("character", "missing (required: at least character.file)");
   s.character = readCharacter(r, *character, "character");
   if (const json* v = Reader::find(root, "ragdoll")) s.ragdoll = readRagdoll(r, *v, "ragdoll");
-  if (const json* v = Reader::find(root, "clip")) s.clip = readClip(r, *v, "clip");
+  if (const json* v = Reader::find(root, "clip")) s.clip = readClip(r, *v, "clip", true);
   if (const json* v = Reader::find(root, "root")) s.root = readRoot(r, *v, "root");
   if (const json* v = Reader::find(root, "world")) s.world = readWorld(r, *v, "world");
   if (const json* v = Reader::find(root, "settings")) s.settings = readSettings(r, *v, "settings");
@@ -817,9 +823,18 @@ void writeClipFields(ojson& out, const ScenarioClip& clip) {
   out["startTime"] = clip.startTime;
   out["wrap"] = nameIn(kWrapModes, clip.wrap);
 }
-ojson clipJson(const ScenarioClip& clip) {
-  ojson out = ojson::object();
+/// A played clip (`clip`, `clip` events) also has its playback rate.
+void writePlayedClipFields(ojson& out, const ScenarioClip& clip) {
   writeClipFields(out, clip);
+  out["speed"] = clip.speed;
+}
+ojson clipJson(const ScenarioClip& clip, bool played) {
+  ojson out = ojson::object();
+  if (played) {
+    writePlayedClipFields(out, clip);
+  } else {
+    writeClipFields(out, clip);
+  }
   return out;
 }
 void writeBoxFields(ojson& out, const ScenarioBox& box) {
@@ -918,7 +933,7 @@ std::string saveScenarioJson(const Scenario& s) {
   }
   out["ragdoll"] = ragdoll;
 
-  out["clip"] = clipJson(s.clip);
+  out["clip"] = clipJson(s.clip, true);
   out["root"] = ojson{{"position", vec3Json(s.root.position)}, {"yaw", s.root.yaw}};
 
   ojson world = ojson::object();
@@ -965,8 +980,8 @@ std::string saveScenarioJson(const Scenario& s) {
                           {"driveMode", nameIn(kDriveSolvers, st.driveSolver)}};
 
   ojson recovery = ojson::object();
-  if (s.recovery.supine) recovery["supine"] = clipJson(*s.recovery.supine);
-  if (s.recovery.prone) recovery["prone"] = clipJson(*s.recovery.prone);
+  if (s.recovery.supine) recovery["supine"] = clipJson(*s.recovery.supine, false);
+  if (s.recovery.prone) recovery["prone"] = clipJson(*s.recovery.prone, false);
   recovery["transitionTime"] = s.recovery.transitionTime;
   recovery["settleWindow"] = s.recovery.settleWindow;
   recovery["completeGetUps"] = s.recovery.completeGetUps;
@@ -1009,7 +1024,7 @@ std::string saveScenarioJson(const Scenario& s) {
     } else if (const auto* wall = std::get_if<ScenarioEvent::Wall>(&event.payload)) {
       writeBoxFields(e, wall->box);
     } else if (const auto* clip = std::get_if<ScenarioEvent::Clip>(&event.payload)) {
-      writeClipFields(e, clip->clip);
+      writePlayedClipFields(e, clip->clip);
     }
     events.push_back(e);
   }

@@ -250,7 +250,9 @@ Hit hitStanding(double impulse, DriveSolver solver, bool endOfSubstepLaw = false
     if (ch.blockingRepresentations() != 1) ++h.blockingViolations;
   };
   for (int i = 0; i < 10; ++i) frame();
-  // Backwards through the chest's centre of mass.
+  // Along -modelForward (-Z) through the chest's centre of mass. The stance at clip time 0 faces
+  // -Z (its toes point -Z), so this push comes from behind; scenarios/powered_hit_reaction.json
+  // hits the same stance from the front (+Z).
   const Vec3 back = -root.transformVector(c.asset->modelForward);
   const Vec3 point = world->transform(ch.ragdoll().body(chest)).translation;
   EXPECT_TRUE(ch.applyImpulse(chest, impulse * back, point));

@@ -23,7 +23,7 @@ const char* const kComplete = R"({
   "ragdoll": { "totalMass": 82.5, "build": { "hands": false, "feet": true, "stabilize": false,
                "limbRadiusRatio": 0.15, "headRadiusScale": 1.1, "clearance": 0.01,
                "joints": { "groups": { "elbow": { "stiffness": 80 } }, "LeftKnee": { "damping": 3 } } } },
-  "clip": { "file": "clips/run.bvh", "name": "run", "startTime": 0.25, "wrap": "loop" },
+  "clip": { "file": "clips/run.bvh", "name": "run", "startTime": 0.25, "wrap": "loop", "speed": 0.5 },
   "root": { "position": [1, 0, -2], "yaw": 0.5 },
   "world": {
     "gravity": [0, -9.8, 0],
@@ -39,7 +39,7 @@ const char* const kComplete = R"({
                 "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
   "events": [
     { "time": 0, "type": "getup_allowed", "allowed": false },
-    { "time": 0.1, "type": "clip", "index": 2, "startTime": 0.1, "wrap": "clamp" },
+    { "time": 0.1, "type": "clip", "index": 2, "startTime": 0.1, "wrap": "clamp", "speed": 0 },
     { "time": 0.2, "type": "powered", "weight": 0.8, "rampTime": 0.15, "label": "powered" },
     { "time": 0.3, "type": "impulse", "body": "Chest", "impulse": [0, 0, -150], "impulseSpace": "root",
       "point": [0, 0.1, 0.05], "pointSpace": "body" },
@@ -83,6 +83,9 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_THAT(s.ragdoll.build.jointOverridesJson, HasSubstr("\"elbow\""));
   EXPECT_EQ(s.clip.name, "run");
   EXPECT_EQ(s.clip.wrap, WrapMode::Loop);
+  EXPECT_EQ(s.clip.speed, 0.5);
+  EXPECT_EQ(std::get<ScenarioEvent::Clip>(s.events[1].payload).clip.speed, 0.0);  // a held pose
+  EXPECT_EQ(s.recovery.supine->speed, 1.0);  // get-up clips play at their own rate
   EXPECT_EQ(s.settings.substeps, 4);
   EXPECT_EQ(s.settings.handoffMode, HandoffMode::ZeroVelocity);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
@@ -141,6 +144,7 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.ragdoll.totalMass, 70.0);
   EXPECT_EQ(s.clip.index, 0);
   EXPECT_EQ(s.clip.wrap, WrapMode::Clamp);
+  EXPECT_EQ(s.clip.speed, 1.0);
   EXPECT_EQ(s.settings.dt, 1.0 / 60.0);
   EXPECT_EQ(s.settings.substeps, 2);
   EXPECT_EQ(s.settings.handoffMode, HandoffMode::Inherit);
@@ -265,6 +269,25 @@ TEST(ScenarioJsonErrors, EventsOutOfOrderAndNegativeTimes) {
   EXPECT_THAT(errorOf(R"({"character": {"file": "c.bvh"}, "endTime": -2})"),
               HasSubstr("endTime: must be > 0, got -2"));
   EXPECT_THAT(errorOf(withEvents(R"({"type": "ragdoll"})")), HasSubstr("events[0].time: missing (required)"));
+}
+
+// clip.speed (the playback rate; 0 holds the pose at startTime): a number >= 0, on played clips.
+TEST(ScenarioJsonErrors, ClipSpeed) {
+  EXPECT_THAT(errorOf(withEvents("", R"(, "clip": {"speed": "slow"})")),
+              HasSubstr("scenario.json: clip.speed: expected a number, got string 'slow'"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "clip": {"speed": -1})")),
+              HasSubstr("scenario.json: clip.speed: must be >= 0, got -1"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 1, "type": "clip", "index": 0, "speed": -0.5})")),
+              HasSubstr("scenario.json: events[0].speed: must be >= 0, got -0.5"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 1, "type": "clip", "index": 0, "speed": true})")),
+              HasSubstr("scenario.json: events[0].speed: expected a number, got true"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "recovery": {"supine": {"file": "up.bvh", "speed": 2}})")),
+              HasSubstr("scenario.json: recovery.supine.speed: a get-up clip plays at its own rate"));
+  Result<Scenario> held =
+      loadScenarioJson(withEvents("", R"(, "clip": {"startTime": 0.5, "speed": 0})"), "s.json");
+  ASSERT_TRUE(held) << held.error();
+  EXPECT_EQ(held->clip.speed, 0.0);
+  EXPECT_EQ(held->clip.startTime, 0.5);
 }
 
 TEST(ScenarioJsonErrors, EndTime) {
