@@ -505,6 +505,57 @@ TEST(Runner, SameScenarioTwiceGivesBitIdenticalMetrics) {
   EXPECT_EQ(metricsJson(std::span(&ra, 1)), metricsJson(std::span(&rb, 1)));
 }
 
+// clip.speed scales the playback: at half speed the character passes each pose of the clip at
+// twice the scene time (the same pelvis: clip time 0.5 * (2k dt) is k dt exactly) and hands off
+// with half the animation's velocity; at speed 0 it holds the start pose, with nothing to inherit.
+TEST(Runner, ClipSpeedScalesThePlayback) {
+  Result<Scenario> base = loadScenarioFile(std::string(HANDOFF_SOURCE_DIR) + "/scenarios/jump_handoff.json");
+  ASSERT_TRUE(base) << base.error();
+  ASSERT_EQ(base->events.size(), 2u);
+  ASSERT_EQ(base->events[1].type(), EventType::Ragdoll);
+  RunOptions options;
+  options.searchDirs = {HANDOFF_DATA_DIR};
+  options.baselines = false;
+  ScenarioRunner runner(options);
+  const auto runWith = [&](double speed, double startTime, double handoff) {
+    Scenario s = *base;
+    s.clip.speed = speed;
+    s.clip.startTime = startTime;
+    s.events[1].time = handoff;
+    s.endTime = handoff + 0.1;
+    return runner.run(s);
+  };
+  const ScenarioResult normal = runWith(1.0, 0.0, 0.5), half = runWith(0.5, 0.0, 1.0),
+                       held = runWith(0.0, 0.5, 0.3);
+  ASSERT_TRUE(normal.ok && half.ok && held.ok) << normal.error << half.error << held.error;
+  for (size_t k = 0; k < 30; ++k) {
+    EXPECT_LT(glm::length(half.series.pelvisPosition[2 * k] - normal.series.pelvisPosition[k]), 1e-12) << k;
+  }
+  for (size_t k = 0; k < 18; ++k) {  // held, animated up to its handoff at 0.3 s (frame 18)
+    EXPECT_EQ(held.series.pelvisPosition[k], held.series.pelvisPosition[0]) << k;
+  }
+  ASSERT_EQ(normal.handoffs.size(), 1u);
+  ASSERT_EQ(half.handoffs.size(), 1u);
+  ASSERT_EQ(held.handoffs.size(), 1u);
+  double worst = 0.0, fastest = 0.0;
+  for (size_t b = 0; b < normal.handoffs[0].bodies.size(); ++b) {
+    const Vec3 v1 = normal.handoffs[0].bodies[b].animatedVelocity,
+               vHalf = half.handoffs[0].bodies[b].animatedVelocity;
+    worst = std::max(worst, glm::length(vHalf - 0.5 * v1));
+    fastest = std::max(fastest, glm::length(v1));
+    EXPECT_EQ(held.handoffs[0].bodies[b].animatedVelocity, Vec3(0.0)) << b;
+    EXPECT_EQ(held.handoffs[0].bodies[b].inheritedLinear, Vec3(0.0)) << b;
+    EXPECT_EQ(held.handoffs[0].bodies[b].inheritedAngular, Vec3(0.0)) << b;
+  }
+  std::printf("jump at 0.5 s: fastest body %.3f m/s; at half speed |v - v/2| at most %.4f m/s\n", fastest,
+              worst);
+  // The velocity is a finite difference over the last 1/8 frame: dt/8 of clip time at speed 1,
+  // dt/16 at half speed. They differ by about the clip's acceleration times dt/16 (1 ms): 0.01 m/s
+  // allows 10 m/s^2 (measured 0.0023 m/s).
+  EXPECT_GT(fastest, 1.0);
+  EXPECT_LT(worst, 0.01);
+}
+
 TEST(Runner, ErrorsNameTheScenarioField) {
   RunOptions options;
   options.searchDirs = {HANDOFF_DATA_DIR};
