@@ -70,6 +70,16 @@ struct HandoffSettings {
   /// The physics step that follows the commit: look-ahead of limits and contacts. [s] [> 0]
   /// [default 1/60]
   double stepTime = 1.0 / 60.0;
+  /// A joint within reach of a limit, moving toward it, gets its limit widened to the angle it
+  /// reaches in this time at its committed rate (+ 0.02 rad) until the first updateLimits() after
+  /// the commit. Bullet's limit rows let a joint close only jointErp of its gap to a limit per
+  /// substep, so a joint at w is braked anywhere within w h / jointErp of a limit (h the
+  /// substep): a handoff mid-swing (an arm in a run) then loses velocity in its first step to a
+  /// limit it never reaches. stepTime * (1 + 1 / jointErp) (0.1 s at 60 Hz and the default ERP)
+  /// keeps the first step free of it (the demo's and the real-clip tests' setting). [s] [>= 0]
+  /// [default 1/60: one frame of motion; the Character's chaotic tests (a pile of 50 in a pit, a
+  /// spin of four turns per second) were tuned with it and end past their bounds with 0.1]
+  double limitLookAhead = 1.0 / 60.0;
 };
 
 /// Why an inherited velocity was changed. Bit flags.
@@ -374,7 +384,9 @@ class Ragdoll {
 
   /// Eases limits widened at the commit back toward the asset's as joints return inside them,
   /// and switches collision back on between non-adjacent bodies that touched at the commit once
-  /// they have separated. Call once per step while the ragdoll is dynamic. [step-safe]
+  /// they have separated. Call once after each step while the ragdoll is dynamic (Character does
+  /// in Ragdoll and Powered): the first step after a commit keeps the room the commit gave a
+  /// joint moving toward a limit (HandoffSettings::limitLookAhead). [step-safe]
   void updateLimits();
   /// Pairs of non-adjacent bodies whose collision is off since the commit (they touched in the
   /// committed pose: colliding would have pushed them apart, a pop).
@@ -435,7 +447,8 @@ class Ragdoll {
   std::vector<ConsistencyJoint> consistencyJoints_;
   std::vector<ConsistencyContact> consistencyContacts_;
   std::vector<Vec3> jointLinear_, jointAngular_, contactLinear_, contactAngular_;
-  std::vector<Vec3> lower_, upper_;                    // per joint, what the engine has
+  std::vector<Vec3> lower_, upper_;     // per joint, what the engine has
+  double limitLookAhead_ = 1.0 / 60.0;  // HandoffSettings::limitLookAhead of the last commit [s]
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has

@@ -175,6 +175,9 @@ struct ScenarioSettings {
   double maxLinearSpeed = 50.0;                     ///< Inherited speed clamp. [m/s] (0, 1000] [default 50]
   double maxAngularSpeed = 60.0;                    ///< [rad/s] (0, 1000] [default 60]
   DriveSolver driveSolver = DriveSolver::Implicit;  ///< JSON "driveMode". [default implicit]
+  /// HandoffSettings::limitLookAhead. [s] [0, 1] [default 0.1 = dt (1 + 1 / jointErp) at the
+  /// defaults: the first step after a handoff is not braked by a limit the joint is moving toward]
+  double limitLookAhead = 0.1;
   bool operator==(const ScenarioSettings&) const = default;
 };
 

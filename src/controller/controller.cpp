@@ -369,6 +369,9 @@ Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldP
 
 void Character::ragdollPostStep(double dt) {
   timeSinceCommit_ += dt;
+  // After each step (the first one keeps the commit's room): limits widened at the commit ease
+  // back, suspended pairs collide again once apart.
+  ragdoll_->updateLimits();
   ragdoll_->readBodyPoses(bodyPoses_);
   // The still-running animation, re-expressed against the frozen ragdoll root for blending.
   std::copy(animLocals_.begin(), animLocals_.end(), animRelative_.begin());

@@ -546,6 +546,7 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     world_->setLinearVelocity(id, out.linearVelocity);
     world_->setAngularVelocity(id, out.angularVelocity);
   }
+  limitLookAhead_ = std::isfinite(settings.limitLookAhead) ? std::max(settings.limitLookAhead, 0.0) : 0.0;
   setJointsForPose(record, mask);
   for (int b = 0; b < n; ++b) {
     if (!selected(b)) continue;
@@ -719,6 +720,16 @@ constexpr double kLimitMargin = 0.02;             // [rad] room kept around an o
 constexpr double kContactMargin = 0.005;          // [m] pairs closer than this at the commit are suspended
 constexpr double kContactLookAhead = 1.0 / 60.0;  // [s] ... or that their speeds close within a frame
 constexpr double kBulletMiddleAxisMax = kPi / 2 - 1e-3;  // Euler Y must stay inside +-pi/2
+
+/// The joint's angles now and after `lookAhead` at its relative angular velocity `omegaInA` (in
+/// A's joint frame), each "ahead" angle unwrapped next to its current one. The Euler rates are
+/// not the components of omegaInA, so the angles are taken from the rotated frame.
+void anglesNowAndAhead(const Quat& aFromB, const Vec3& omegaInA, double lookAhead, Vec3& now, Vec3& ahead) {
+  now = jointAngles(aFromB);
+  const Vec3 later = jointAngles(fromRotationVector(omegaInA * lookAhead) * aFromB);
+  for (int axis = 0; axis < 3; ++axis)
+    ahead[axis] = now[axis] + std::remainder(later[axis] - now[axis], 2.0 * kPi);
+}
 }  // namespace
 
 void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8_t> mask) {
@@ -742,19 +753,18 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
     aFromJoint.translation = worldFromA.inverse().transformPoint(worldFromJointB.translation);
     out.anchorGap = glm::length(aFromJoint.translation - def.bodyAFromJoint.translation);
     world_->setJointFrames(joints_[j], aFromJoint, def.bodyBFromJoint);
-    // Limits: the committed pose must be inside them, or the solver pops it back.
-    out.angles =
-        jointAngles(glm::inverse(worldFromA.rotation * aFromJoint.rotation) * worldFromJointB.rotation);
-    const Vec3& lo = def.preset.angularLower;
-    const Vec3& hi = def.preset.angularUpper;
-    // Joint-frame relative angular velocity: a joint moving toward a limit it sits next to gets
-    // the room one frame of that motion needs (a knee extending to straight in a run).
+    // Limits: the committed pose must be inside them, or the solver pops it back. And a joint
+    // moving toward a limit gets the room its motion needs over HandoffSettings::limitLookAhead.
+    const Quat aFromB = glm::inverse(worldFromA.rotation * aFromJoint.rotation) * worldFromJointB.rotation;
     const Vec3 relativeOmega = glm::inverse(worldFromA.rotation * aFromJoint.rotation) *
                                (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
                                 record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
+    Vec3 ahead;
+    anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, out.angles, ahead);
+    const Vec3& lo = def.preset.angularLower;
+    const Vec3& hi = def.preset.angularUpper;
     for (int axis = 0; axis < 3; ++axis) {
       const double a = out.angles[axis];
-      const double margin = kLimitMargin + kContactLookAhead * std::abs(relativeOmega[axis]);
       if (lo[axis] == hi[axis]) {
         out.lower[axis] = out.upper[axis] = a;  // locked where the animation holds it
         if (std::abs(a - lo[axis]) > 1e-6) out.lockedOffAxes |= static_cast<std::uint8_t>(1u << axis);
@@ -762,8 +772,8 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
         out.lower[axis] = lo[axis];  // free axis
         out.upper[axis] = hi[axis];
       } else {
-        out.lower[axis] = std::min(lo[axis], a - margin);
-        out.upper[axis] = std::max(hi[axis], a + margin);
+        out.lower[axis] = std::min({lo[axis], a - kLimitMargin, ahead[axis] - kLimitMargin});
+        out.upper[axis] = std::max({hi[axis], a + kLimitMargin, ahead[axis] + kLimitMargin});
         if (out.lower[axis] != lo[axis] || out.upper[axis] != hi[axis]) {
           out.widenedAxes |= static_cast<std::uint8_t>(1u << axis);
         }

@@ -329,6 +329,8 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
   cs.handoff.maxLinearSpeed = s.settings.maxLinearSpeed;
   cs.handoff.maxAngularSpeed = s.settings.maxAngularSpeed;
   cs.handoff.displayBlendTime = s.settings.displayBlendTime;
+  cs.handoff.stepTime = dt;
+  cs.handoff.limitLookAhead = s.settings.limitLookAhead;
   cs.settle.window = s.recovery.settleWindow;
   cs.transition.duration = s.recovery.transitionTime;
   // An `impulse` while animated runs the library's own hit reaction (CharacterSettings::
@@ -784,7 +786,6 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     const bool teleportThisFrame = teleportPending;
     sampleAt(t1, locals);
     const AnimationInput input{t1, root, locals, teleportThisFrame};
-    if (ch.state() == CharacterState::Ragdoll) ch.ragdoll().updateLimits();
     if (Status st = ch.preStep(input, dt); !st) {
       result.error = "frame " + std::to_string(k + 1) + ": " + st.error();
       return false;

@@ -579,7 +579,7 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   r.expectObject(value, path);
   r.checkKeys(value, path,
               {"dt", "substeps", "handoffMode", "displayBlendTime", "maxLinearSpeed", "maxAngularSpeed",
-               "driveMode"});
+               "driveMode", "limitLookAhead"});
   ScenarioSettings s;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
   s.substeps = r.integer(value, path, "substeps", s.substeps, 1, 64);
@@ -590,6 +590,7 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   s.maxAngularSpeed =
       r.number(value, path, "maxAngularSpeed", s.maxAngularSpeed, Range{0.0, 1000.0, true, false});
   s.driveSolver = r.choice(value, path, "driveMode", s.driveSolver, kDriveSolvers);
+  s.limitLookAhead = r.number(value, path, "limitLookAhead", s.limitLookAhead, Range{0.0, 1.0, false, false});
   return s;
 }
 
@@ -977,7 +978,8 @@ std::string saveScenarioJson(const Scenario& s) {
                           {"displayBlendTime", st.displayBlendTime},
                           {"maxLinearSpeed", st.maxLinearSpeed},
                           {"maxAngularSpeed", st.maxAngularSpeed},
-                          {"driveMode", nameIn(kDriveSolvers, st.driveSolver)}};
+                          {"driveMode", nameIn(kDriveSolvers, st.driveSolver)},
+                          {"limitLookAhead", st.limitLookAhead}};
 
   ojson recovery = ojson::object();
   if (s.recovery.supine) recovery["supine"] = clipJson(*s.recovery.supine, false);

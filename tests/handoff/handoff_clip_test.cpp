@@ -40,6 +40,9 @@ const Case kCases[] = {
     {"cmu/01_01.bvh", 12.00, "CMU turn"},
     {"cmu/Boxing_Toes.bvh", 6.00, "punch"},
     {"cmu/Boxing_Toes.bvh", 15.00, "punch (later)"},
+    // The frames of the demo's spin_handoff and punch_handoff (scenarios/).
+    {"deepmimic/humanoid3d_spin.bvh", 1.80, "demo: mid-spin"},
+    {"cmu/Boxing_Toes.bvh", 3.40, "demo: mid-punch"},
 };
 
 struct Figures {
@@ -138,6 +141,8 @@ Figures runCase(const Case& c, HandoffMode mode, double followSeconds) {
   HandoffSettings settings;
   settings.mode = mode;
   settings.jointConsistency = settings.staticContacts = true;
+  // Room for a joint moving toward a limit (Bullet's limit rows brake it within w h / ERP of one).
+  settings.limitLookAhead = settings.stepTime * (1.0 + 1.0 / r.world().settings().jointErp);
   HandoffRecord record = r.commit(settings);
   EXPECT_TRUE(record.committed) << record.failure;
   if (!record.committed) return f;
@@ -249,12 +254,16 @@ TEST(HandoffOnClips, NoPopNoExplosionAndNaiveBaselinesSideBySide) {
     EXPECT_LE(h.worstPopExcess, 0.0) << c.file << " @" << c.time << " (" << c.what << ")";
     // Issue 4 asks every body's velocity after the first step to stay within 5 % + |g| dt of the
     // inherited one (an excess <= 0). The commit's consistency step removes what the joints
-    // would have corrected (hinge axes, anchors, the floor); what remains in five cases (up to
-    // 0.11 m/s) is rigid-body dynamics of fast-swinging limbs, |omega|^2 r dt, which stays with
-    // 32 substeps and with gravity off while the kinetic energy is conserved (see the report of
-    // issue 4). Printed above ("rigid": that change predicted without Bullet); held here as a
-    // regression bound until the lead decides on the criterion.
-    EXPECT_LE(h.worstVelocityExcess, 0.12) << c.file << " @" << c.time << " (" << c.what << ")";
+    // would have corrected (hinge axes, anchors, the floor) and its limit look-ahead keeps
+    // Bullet's limit rows from braking a joint moving toward a limit (HandoffSettings::
+    // limitLookAhead; with the old one-frame room five of the first eleven cases missed, by up
+    // to 0.109 m/s). What remains in two cases (Boxing_Toes at 6 s, the head, 0.019 m/s; the
+    // spin at 1.8 s, the chest, 0.018 m/s) is rigid-body dynamics of the turning torso,
+    // |omega|^2 r dt, which no solver setting removes: around the change exact dynamics demands
+    // ("rigid", predicted without Bullet) every case is within the bound to 1 cm/s. Held here as
+    // a regression bound (measured 0.019 m/s).
+    EXPECT_LE(h.worstVelocityExcess, 0.03) << c.file << " @" << c.time << " (" << c.what << ")";
+    EXPECT_LE(h.worstDynamicsExcess, 0.01) << c.file << " @" << c.time << " (" << c.what << ")";
     EXPECT_LE(h.worstSpeedExcess, 0.0) << c.file << " @" << c.time;
     EXPECT_LE(h.worstSeparation, 0.01) << c.file << " @" << c.time;
     if (h.worstVelocityExcess <= 0.0) ++casesMet;
@@ -274,6 +283,7 @@ TEST(HandoffOnClips, NoPopNoExplosionAndNaiveBaselinesSideBySide) {
   std::printf("velocity continuity (5 %% + |g| dt of the inherited velocity) met in %d of %zu cases\n",
               casesMet, std::size(kCases));
   EXPECT_EQ(naivePopsLarger, static_cast<int>(std::size(kCases)));
+  EXPECT_GE(casesMet, 11);  // measured 11 of 13 (see above)
 }
 
 // What the first step does to the inherited state when gravity is off: the solver has nothing to

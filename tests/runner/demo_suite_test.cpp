@@ -131,16 +131,20 @@ struct KnownOpen {
   const char* why;
 };
 const KnownOpen kKnownOpen[] = {
-    {"*", "handoff.velocity_continuity", 0.25,
-     "issue 4: a mocap elbow or knee turning about an axis the ragdoll's hinge locks changes its velocity in "
+    // Measured against the animation's own velocity (not the committed one). run_handoff and
+    // teleport_handoff meet it since the commit leaves room for joints moving toward a limit
+    // (ScenarioSettings::limitLookAhead; they were 0.180 m/s over before).
+    {"*", "handoff.velocity_continuity", 0.15,
+     "issue 4: spin_handoff 0.025 m/s (the chest: rigid-body dynamics of the turning torso, |omega|^2 r dt; "
+     "tests/handoff/handoff_clip_test.cpp at the same frame: within 1 cm/s of exact dynamics), "
+     "punch_handoff 0.121 m/s (the chest: the clip turns the boxer's hinges about axes the ragdoll locks; "
      "the "
-     "first step by up to 0.18 m/s beyond 5 % + |g| dt (tests/handoff/handoff_clip_test.cpp holds the same "
-     "0.25)"},
+     "same frame in the clip test needs a 0.30 m/s joint correction), death_down_steps 0.006 m/s"},
     {"run_handoff", "handoff.no_explosion_2s", 0.5,
-     "measured 0.42 m/s: a limb whipped by the fall on the ground at y = 0 exceeds |v_inherited| + |g| t + 1 "
-     "m/s"},
+     "measured 0.395 m/s: the left foot, whipped as the runner falls forward onto the ground, exceeds "
+     "|v_inherited| + |g| t + 1 m/s while the total energy only decreases"},
     // The same handoff as run_handoff (0.5 s into the run), moved 11 m and turned a quarter.
-    {"teleport_handoff", "handoff.no_explosion_2s", 0.5, "as run_handoff: measured 0.42 m/s"},
+    {"teleport_handoff", "handoff.no_explosion_2s", 0.5, "as run_handoff: measured 0.395 m/s"},
 };
 
 TEST(DemoSuite, EverySpecThresholdRowPasses) {

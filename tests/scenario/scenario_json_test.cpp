@@ -34,7 +34,7 @@ const char* const kComplete = R"({
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "handoffMode": "naive_zero_velocity",
-                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit" },
+                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05 },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
                 "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
   "events": [
@@ -89,6 +89,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(s.settings.substeps, 4);
   EXPECT_EQ(s.settings.handoffMode, HandoffMode::ZeroVelocity);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
+  EXPECT_EQ(s.settings.limitLookAhead, 0.05);
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
   EXPECT_FALSE(s.recovery.completeGetUps);
@@ -150,6 +151,7 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.settings.handoffMode, HandoffMode::Inherit);
   EXPECT_EQ(s.settings.displayBlendTime, 0.15);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Implicit);
+  EXPECT_EQ(s.settings.limitLookAhead, 0.1);
   EXPECT_TRUE(s.world.ground.enabled);
   EXPECT_EQ(s.world.gravity, Vec3(0, -9.81, 0));
   EXPECT_TRUE(s.events.empty());
@@ -360,6 +362,12 @@ TEST(ScenarioJsonErrors, ContradictionsAndRanges) {
       HasSubstr("world.boxes[0].halfExtents[1]: must be > 0, got 0"));
   EXPECT_THAT(errorOf(withEvents(R"({"time": 1, "type": "powered", "weight": 1.5})")),
               HasSubstr("events[0].weight: must be <= 1, got 1.5"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"limitLookAhead": -0.1})")),
+              HasSubstr("scenario.json: settings.limitLookAhead: must be >= 0, got -0.1"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"limitLookAhead": 2})")),
+              HasSubstr("scenario.json: settings.limitLookAhead: must be <= 1, got 2"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"limitLookAhead": "long"})")),
+              HasSubstr("scenario.json: settings.limitLookAhead: expected a number, got string 'long'"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "version": 2)")),
               HasSubstr("version: 2 is newer than this build reads (1)"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "ragdoll": {"build": {"joints": [1]}})")),
