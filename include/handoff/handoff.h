@@ -128,6 +128,12 @@ struct BodyHandoff {
   Transform poseAfterFirstStep;
   Vec3 linearVelocityAfterFirstStep{0.0};
   Vec3 angularVelocityAfterFirstStep{0.0};
+  // Filled by a FirstSubstepProbe after the first substep of that step (the engine's first
+  // integration step; the whole step when it has one substep):
+  bool firstSubstepRecorded = false;
+  Transform poseAfterFirstSubstep;
+  Vec3 linearVelocityAfterFirstSubstep{0.0};
+  Vec3 angularVelocityAfterFirstSubstep{0.0};
 };
 
 /// What the commit did to one joint: its anchors and limits are set for the committed pose.
@@ -168,6 +174,8 @@ struct HandoffRecord {
   int staticContacts = 0;
   /// Largest constraint velocity left after the consistency step (0 up to rounding). [m/s]
   double consistencyResidual = 0.0;
+  /// Length of the substep the FirstSubstepProbe recorded (0: none recorded). [s]
+  double firstSubstepTime = 0.0;
 };
 
 /// The last three animated body poses with positive time steps (SPEC.md section 3), fixed
@@ -457,6 +465,30 @@ class Ragdoll {
   bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
                      const Vec3& velocityA, const Vec3& velocityB) const;
   void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_
+};
+
+/// Records a committed ragdoll's bodies after the first substep of the step that follows the
+/// commit: the engine's first integration step, where the joints meet the inherited velocities
+/// before any motion of the bodies adds to it (BodyHandoff::*AfterFirstSubstep). Install it as
+/// the world's substep listener for that one step (it forwards every substep to `next`, the
+/// listener the world had, e.g. a powered Character's), step, call finish(), then give the world
+/// `next` back. Records nothing for a record that did not commit. Allocates nothing.
+class FirstSubstepProbe final : public SubstepListener {
+ public:
+  FirstSubstepProbe(const Ragdoll& ragdoll, HandoffRecord& record, SubstepListener* next = nullptr)
+      : ragdoll_(&ragdoll), record_(&record), next_(next) {}
+  void onSubstep(double substepDt) override;
+  /// After the step: a step of one substep is recorded now (its first substep is the step).
+  void finish();
+  SubstepListener* next() const { return next_; }
+
+ private:
+  void record(double substepDt);
+  const Ragdoll* ragdoll_;
+  HandoffRecord* record_;
+  SubstepListener* next_;
+  int calls_ = 0;
+  double firstSubstep_ = 0.0;
 };
 
 }  // namespace handoff

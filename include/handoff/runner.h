@@ -58,7 +58,11 @@ struct BodyHandoffMetrics {
   double velocityChange = 0.0;   ///< |postStepLinear - animatedVelocity|. [m/s]
   double velocityAllowed = 0.0;  ///< 5 % |v_anim| + |g| dt. [m/s]
   bool inContact = false;        ///< Touching the world after the first step (velocity check skipped).
-  std::string clamps;            ///< clampReasonText of the inherited velocity.
+  /// After the first substep of that step (the engine's first integration step, h):
+  Vec3 postSubstepLinear{0.0};          ///< [m/s]
+  double substepVelocityChange = 0.0;   ///< |postSubstepLinear - inheritedLinear|. [m/s]
+  double substepVelocityAllowed = 0.0;  ///< 5 % |inheritedLinear| + |g| h. [m/s]
+  std::string clamps;                   ///< clampReasonText of the inherited velocity.
   bool teleport = false;
   bool snapped = false;
 };
@@ -84,6 +88,12 @@ struct HandoffMetrics {
   double maxVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
   double worstVelocityExcess = 0.0;  ///< max(velocityChange - velocityAllowed), bodies not in contact. [m/s]
   int bodiesInContact = 0;
+  /// The same criterion after the first substep (h = substepTime), against the inherited
+  /// velocity: what the joints did to what the commit handed over, before the bodies' own
+  /// motion over the step turns it (the velocity check of issue 4 and SPEC section 7).
+  double substepTime = 0.0;                 ///< [s]
+  double maxSubstepVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
+  double worstSubstepVelocityExcess = 0.0;  ///< max(substepVelocityChange - substepVelocityAllowed). [m/s]
   /// The following seconds (up to followWindow, while the character stays a ragdoll):
   double followTime = 0.0;          ///< How long was observed. [s]
   double worstSpeedExcess = 0.0;    ///< max(|v| - (|v_inherited| + |g| t + 1 m/s)). [m/s]

@@ -178,6 +178,10 @@ struct ScenarioSettings {
   /// HandoffSettings::limitLookAhead. [s] [0, 1] [default 0.1 = dt (1 + 1 / jointErp) at the
   /// defaults: the first step after a handoff is not braked by a limit the joint is moving toward]
   double limitLookAhead = 0.1;
+  /// HandoffSettings::jointConsistency and staticContacts: the commit hands the joints and the
+  /// floor velocities they can carry, recording each change per body. [default true]
+  bool jointConsistency = true;
+  bool staticContacts = true;
   bool operator==(const ScenarioSettings&) const = default;
 };
 

@@ -907,6 +907,32 @@ void Ragdoll::recordFirstStep(HandoffRecord& record) const {
   }
 }
 
+void FirstSubstepProbe::record(double substepDt) {
+  if (!record_->committed || record_->firstSubstepTime > 0.0) return;
+  const PhysicsWorld& world = ragdoll_->world();
+  for (int b = 0; b < ragdoll_->bodyCount() && b < static_cast<int>(record_->bodies.size()); ++b) {
+    BodyHandoff& out = record_->bodies[static_cast<size_t>(b)];
+    const BodyId id = ragdoll_->body(b);
+    out.poseAfterFirstSubstep = world.transform(id);
+    out.linearVelocityAfterFirstSubstep = world.linearVelocity(id);
+    out.angularVelocityAfterFirstSubstep = world.angularVelocity(id);
+    out.firstSubstepRecorded = true;
+  }
+  record_->firstSubstepTime = substepDt;
+}
+
+void FirstSubstepProbe::onSubstep(double substepDt) {
+  // Called before each substep's solve: the second call sees the state the first one left.
+  if (calls_ == 0) firstSubstep_ = substepDt;
+  if (calls_ == 1) record(firstSubstep_);
+  ++calls_;
+  if (next_) next_->onSubstep(substepDt);
+}
+
+void FirstSubstepProbe::finish() {
+  if (calls_ == 1) record(firstSubstep_);
+}
+
 void Ragdoll::readBodyPoses(std::span<Transform> worldFromBodies) const {
   assert(static_cast<int>(worldFromBodies.size()) >= bodyCount() && "output span too short");
   for (int b = 0; b < bodyCount(); ++b) {

@@ -10,7 +10,7 @@ namespace handoff::runner_detail {
 namespace {
 
 std::string fmt(const char* f, double a, double b = 0.0) {
-  char buf[160];
+  char buf[256];
   std::snprintf(buf, sizeof buf, f, a, b);
   return buf;
 }
@@ -98,16 +98,23 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
         checks.back().note =
             fmt("the drives follow the animation: its own motion in that step, measured alike, %.2f mm",
                 h.animationPopExcess * 1e3);
+      // Measured after the first physics step, the engine's first substep h: what the joints
+      // did to what the commit handed over. Over the whole frame the bodies' own rigid motion
+      // (a limb turning at w changes its velocity by w^2 r dt) adds to it; that figure is in
+      // the description and metrics.json (worstVelocityExcess).
       checks.push_back(atMost(
           cap + "velocity_continuity" + at,
           when +
-              fmt(": worst |v_after_first_step - v_anim| beyond 5 %% |v_anim| + |g| dt (%.0f bodies touching "
-                  "the world skipped)",
-                  h.bodiesInContact),
-          "m/s", h.worstVelocityExcess, 0.0));
+              fmt(": worst |v_after_first_physics_step - v_inherited| beyond 5 %% |v_inherited| + |g| h (h = "
+                  "%.4f s, %.0f bodies touching the world skipped)",
+                  h.substepTime, h.bodiesInContact) +
+              fmt("; after the whole %.4f s frame, against the animation's velocity: %+.3f m/s",
+                  s.settings.dt, h.worstVelocityExcess),
+          "m/s", h.worstSubstepVelocityExcess, 0.0));
       if (h.kind == "powered")
         checks.back().note = fmt(
-            "the drives follow the animation: its own velocity change in that step, measured alike, %.3f m/s",
+            "the drives follow the animation: its own velocity change over the frame, measured as the frame "
+            "figure, %.3f m/s",
             h.animationVelocityExcess);
     }
     checks.push_back(atMost(

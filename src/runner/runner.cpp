@@ -331,6 +331,8 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
   cs.handoff.displayBlendTime = s.settings.displayBlendTime;
   cs.handoff.stepTime = dt;
   cs.handoff.limitLookAhead = s.settings.limitLookAhead;
+  cs.handoff.jointConsistency = s.settings.jointConsistency;
+  cs.handoff.staticContacts = s.settings.staticContacts;
   cs.settle.window = s.recovery.settleWindow;
   cs.transition.duration = s.recovery.transitionTime;
   // An `impulse` while animated runs the library's own hit reaction (CharacterSettings::
@@ -598,6 +600,9 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
     hm.firstStepRecorded = true;
     hm.worstPopExcess = -1e300;
     hm.worstVelocityExcess = -1e300;
+    hm.worstSubstepVelocityExcess = -1e300;
+    const double h = tracker.record.firstSubstepTime;
+    hm.substepTime = h;
     for (size_t b = 0; b < bodyCount; ++b) {
       const BodyHandoff& bh = tracker.record.bodies[b];
       BodyHandoffMetrics& bm = hm.bodies[b];
@@ -620,8 +625,17 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
       }
       hm.maxVelocityChange = std::max(hm.maxVelocityChange, bm.velocityChange);
       hm.worstVelocityExcess = std::max(hm.worstVelocityExcess, bm.velocityChange - bm.velocityAllowed);
+      if (bh.firstSubstepRecorded) {
+        bm.postSubstepLinear = bh.linearVelocityAfterFirstSubstep;
+        bm.substepVelocityChange = glm::length(bm.postSubstepLinear - bm.inheritedLinear);
+        bm.substepVelocityAllowed = 0.05 * glm::length(bm.inheritedLinear) + kGravity * h;
+        hm.maxSubstepVelocityChange = std::max(hm.maxSubstepVelocityChange, bm.substepVelocityChange);
+        hm.worstSubstepVelocityExcess =
+            std::max(hm.worstSubstepVelocityExcess, bm.substepVelocityChange - bm.substepVelocityAllowed);
+      }
     }
     if (hm.worstVelocityExcess < -1e299) hm.worstVelocityExcess = 0.0;
+    if (hm.worstSubstepVelocityExcess < -1e299) hm.worstSubstepVelocityExcess = 0.0;
     hm.worstSpeedExcess = -1e300;
     if (hm.kind == "powered") {
       // The animation through the same step (the newest history sample is its pose at the step's
@@ -790,7 +804,17 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
       result.error = "frame " + std::to_string(k + 1) + ": " + st.error();
       return false;
     }
+    // The first step after a commit: a probe records the bodies after its first substep (the
+    // listener the Character installed while powered keeps running behind it).
+    const bool firstStep = tracker.open >= 0 && tracker.stepsSinceCommit == 0;
+    FirstSubstepProbe probe(ch.ragdoll(), tracker.record,
+                            ch.state() == CharacterState::Powered ? &ch.substepListener() : nullptr);
+    if (firstStep) world->setSubstepListener(&probe);
     world->step(dt, substeps);
+    if (firstStep) {
+      probe.finish();
+      world->setSubstepListener(probe.next());
+    }
     bodiesLeftWorld += world->lastStepStats().bodiesLeftWorld;
     if (tracker.open >= 0 && tracker.stepsSinceCommit++ == 0) afterFirstStep();
     ch.postStep(dt);

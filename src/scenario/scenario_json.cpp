@@ -579,7 +579,7 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   r.expectObject(value, path);
   r.checkKeys(value, path,
               {"dt", "substeps", "handoffMode", "displayBlendTime", "maxLinearSpeed", "maxAngularSpeed",
-               "driveMode", "limitLookAhead"});
+               "driveMode", "limitLookAhead", "jointConsistency", "staticContacts"});
   ScenarioSettings s;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
   s.substeps = r.integer(value, path, "substeps", s.substeps, 1, 64);
@@ -591,6 +591,8 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
       r.number(value, path, "maxAngularSpeed", s.maxAngularSpeed, Range{0.0, 1000.0, true, false});
   s.driveSolver = r.choice(value, path, "driveMode", s.driveSolver, kDriveSolvers);
   s.limitLookAhead = r.number(value, path, "limitLookAhead", s.limitLookAhead, Range{0.0, 1.0, false, false});
+  s.jointConsistency = r.boolean(value, path, "jointConsistency", s.jointConsistency);
+  s.staticContacts = r.boolean(value, path, "staticContacts", s.staticContacts);
   return s;
 }
 
@@ -979,7 +981,9 @@ std::string saveScenarioJson(const Scenario& s) {
                           {"maxLinearSpeed", st.maxLinearSpeed},
                           {"maxAngularSpeed", st.maxAngularSpeed},
                           {"driveMode", nameIn(kDriveSolvers, st.driveSolver)},
-                          {"limitLookAhead", st.limitLookAhead}};
+                          {"limitLookAhead", st.limitLookAhead},
+                          {"jointConsistency", st.jointConsistency},
+                          {"staticContacts", st.staticContacts}};
 
   ojson recovery = ojson::object();
   if (s.recovery.supine) recovery["supine"] = clipJson(*s.recovery.supine, false);

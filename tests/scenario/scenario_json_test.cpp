@@ -34,7 +34,7 @@ const char* const kComplete = R"({
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "handoffMode": "naive_zero_velocity",
-                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05 },
+                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
                 "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
   "events": [
@@ -90,6 +90,8 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(s.settings.handoffMode, HandoffMode::ZeroVelocity);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
   EXPECT_EQ(s.settings.limitLookAhead, 0.05);
+  EXPECT_FALSE(s.settings.jointConsistency);
+  EXPECT_TRUE(s.settings.staticContacts);
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
   EXPECT_FALSE(s.recovery.completeGetUps);
@@ -152,6 +154,8 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.settings.displayBlendTime, 0.15);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Implicit);
   EXPECT_EQ(s.settings.limitLookAhead, 0.1);
+  EXPECT_TRUE(s.settings.jointConsistency);
+  EXPECT_TRUE(s.settings.staticContacts);
   EXPECT_TRUE(s.world.ground.enabled);
   EXPECT_EQ(s.world.gravity, Vec3(0, -9.81, 0));
   EXPECT_TRUE(s.events.empty());
@@ -366,6 +370,10 @@ TEST(ScenarioJsonErrors, ContradictionsAndRanges) {
               HasSubstr("scenario.json: settings.limitLookAhead: must be >= 0, got -0.1"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"limitLookAhead": 2})")),
               HasSubstr("scenario.json: settings.limitLookAhead: must be <= 1, got 2"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"jointConsistency": 1})")),
+              HasSubstr("scenario.json: settings.jointConsistency: expected true or false, got number 1"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"staticContacts": "yes"})")),
+              HasSubstr("scenario.json: settings.staticContacts: expected true or false, got string 'yes'"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"limitLookAhead": "long"})")),
               HasSubstr("scenario.json: settings.limitLookAhead: expected a number, got string 'long'"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "version": 2)")),
