@@ -63,8 +63,8 @@ struct Finding {
   /// "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
   /// "degenerate_frame", "invalid_drive", "invalid_material", "bad_topology",
   /// "skeleton_mismatch", "collision_filter". Builder: "stabilize_mass", "stabilize_inertia",
-  /// "radius_reduced", "lower_spine_skipped", "limit_widened", "mass_moved", "estimated_tip",
-  /// "override". Mapper: "map_structure", "map_side". JSON: "unknown_field", "json".
+  /// "stabilize_drive", "radius_reduced", "lower_spine_skipped", "limit_widened", "mass_moved",
+  /// "estimated_tip", "override". Mapper: "map_structure", "map_side". JSON: "unknown_field", "json".
   /// docs/ASSET.md lists when each is raised.
   std::string code;
   std::string subject;  ///< The body, joint, slot or JSON path concerned.
@@ -210,6 +210,10 @@ struct StabilizeOptions {
   double minMassRatio = 0.8;        ///< Child/parent mass ratio lower clamp. [> 0] [default 0.8]
   double maxMassRatio = 1.2;        ///< Child/parent mass ratio upper clamp. [default 1.2]
   double maxInertiaIncrease = 2.0;  ///< A parent's inertia grows at most by this factor. [>= 1]
+  /// Scale each joint's drive torque limit by the mass factor of its child's subtree (the
+  /// presets are for anthropometric masses; the ratio clamp moves mass into hands and feet).
+  /// [default true]
+  bool scaleDriveTorque = true;
 };
 
 /// Builder options: every ratio overridable.

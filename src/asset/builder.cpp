@@ -58,7 +58,6 @@ bool isRight(Slot s) {
          s == Slot::LowerLegR || s == Slot::FootR;
 }
 
-
 std::string fmt(double v, int digits = 3) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -732,6 +731,12 @@ Result<RagdollAsset> Builder::run() {
   if (o_.stabilize) {
     std::vector<Finding> changes = stabilize(asset, o_.stabilizeOptions);
     findings_.insert(findings_.end(), changes.begin(), changes.end());
+    // A per-bone torque limit is the user's literal value (as its other fields): not rescaled.
+    for (JointDef& def : asset.joints) {
+      for (const auto& [bone, patch] : overrides->bones) {
+        if (bone == def.name && patch.maxTorque) def.preset.maxDriveTorque = *patch.maxTorque;
+      }
+    }
   }
   std::vector<Finding> problems = validateRagdoll(asset, s_);
   findings_.insert(findings_.end(), problems.begin(), problems.end());

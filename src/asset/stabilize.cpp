@@ -43,6 +43,12 @@ std::vector<Finding> stabilize(RagdollAsset& asset, const StabilizeOptions& opti
     ratioSum += ratio[i];
     total += asset.bodies[i].mass;
   }
+  std::vector<double> subtreeBefore(n, 0.0);
+  for (size_t i = n; i-- > 0;) {
+    subtreeBefore[i] += asset.bodies[i].mass;
+    const int p = asset.bodies[i].parentBody;
+    if (p >= 0) subtreeBefore[static_cast<size_t>(p)] += subtreeBefore[i];
+  }
   const double massPerRatio = total / ratioSum;
   double assigned = 0.0;
   for (size_t i = 0; i < n; ++i) {
@@ -58,6 +64,29 @@ std::vector<Finding> stabilize(RagdollAsset& asset, const StabilizeOptions& opti
     }
     b.inertia *= next / b.mass;
     b.mass = next;
+  }
+  // Drive torque limits follow the mass moved into each joint's subtree: the presets are for
+  // anthropometric masses, and a limit that accelerated a 0.4 kg hand now has a 2.9 kg one to
+  // move (Boxing_Toes' wrist: 6.7 times the mass, the limit that tracked the clip's fastest turn
+  // no longer does). Gains are kept: the drives get no stiffer.
+  if (options.scaleDriveTorque) {
+    std::vector<double> subtreeAfter(n, 0.0);
+    for (size_t i = n; i-- > 0;) {
+      subtreeAfter[i] += asset.bodies[i].mass;
+      const int p = asset.bodies[i].parentBody;
+      if (p >= 0) subtreeAfter[static_cast<size_t>(p)] += subtreeAfter[i];
+    }
+    for (JointDef& j : asset.joints) {
+      if (j.childBody < 0 || j.childBody >= static_cast<int>(n)) continue;
+      const size_t c = static_cast<size_t>(j.childBody);
+      const double factor = subtreeAfter[c] / subtreeBefore[c];
+      if (!(std::abs(factor - 1.0) > 1e-9) || !std::isfinite(j.preset.maxDriveTorque)) continue;
+      findings.push_back({Finding::Severity::Info, "stabilize_drive", j.name,
+                          "drive torque limit " + fmt(j.preset.maxDriveTorque) + " -> " +
+                              fmt(j.preset.maxDriveTorque * factor) + " N m (its subtree's mass x" +
+                              fmt(factor) + ")"});
+      j.preset.maxDriveTorque *= factor;
+    }
   }
   // 2. Inertia: a parent's principal moments are raised to min(maxIncrease * its largest moment,
   // sum over its descendants of their largest moments).

@@ -414,5 +414,50 @@ TEST(NameKey, TokensSidesAndPrefixes) {
   EXPECT_EQ(nameKey("RFingers").core, "fingers");
 }
 
+// Stabilization moves mass into hands and feet (child/parent ratio clamped to 0.8); each joint's
+// drive torque limit follows the mass of the subtree it moves, so a limit that moved an
+// anthropometric hand still moves the heavier one as fast. Gains stay.
+TEST(Builder, StabilizationScalesDriveTorqueWithTheSubtreeMass) {
+  const Skeleton s = tPoseSkeleton();
+  BuildReport report;
+  const RagdollAsset plain = build(s, unstabilized());
+  const RagdollAsset stable = build(s, BuildOptions{}, &report);
+  BuildOptions keep;
+  keep.stabilizeOptions.scaleDriveTorque = false;
+  const RagdollAsset kept = build(s, keep);
+  ASSERT_EQ(plain.joints.size(), stable.joints.size());
+  const auto subtreeMass = [](const RagdollAsset& a, int body) {
+    double m = 0.0;
+    for (size_t b = 0; b < a.bodies.size(); ++b) {
+      for (int p = static_cast<int>(b); p >= 0; p = a.bodies[static_cast<size_t>(p)].parentBody) {
+        if (p == body) {
+          m += a.bodies[b].mass;
+          break;
+        }
+      }
+    }
+    return m;
+  };
+  double largest = 0.0;
+  int found = 0;
+  for (size_t j = 0; j < stable.joints.size(); ++j) {
+    const JointDef& before = plain.joints[j];
+    const JointDef& after = stable.joints[j];
+    const double factor = subtreeMass(stable, after.childBody) / subtreeMass(plain, before.childBody);
+    EXPECT_NEAR(after.preset.maxDriveTorque, before.preset.maxDriveTorque * factor, 1e-9 * factor)
+        << after.name;
+    EXPECT_EQ(after.preset.driveStiffness, before.preset.driveStiffness) << after.name;
+    EXPECT_EQ(after.preset.driveDamping, before.preset.driveDamping) << after.name;
+    EXPECT_EQ(kept.joints[j].preset.maxDriveTorque, before.preset.maxDriveTorque) << after.name;
+    largest = std::max(largest, factor);
+    found += std::count_if(report.findings.begin(), report.findings.end(), [&](const Finding& f) {
+      return f.code == "stabilize_drive" && f.subject == after.name;
+    });
+  }
+  std::printf("[ builder ] largest torque-limit factor %.2f, %d stabilize_drive findings\n", largest, found);
+  EXPECT_GT(largest, 2.0);  // the hands: several times their anthropometric mass
+  EXPECT_GE(found, 1);
+}
+
 }  // namespace
 }  // namespace handoff
