@@ -157,6 +157,16 @@ struct CharacterSettings {
   PoweredSettings hitReaction = defaultHitReaction();
   bool hitReactionEnabled = true;
   static PoweredSettings defaultHitReaction();
+  /// Passive joint damping of the full ragdoll (PuppetMaster's dead damper, the joint friction
+  /// of Jolt's ragdolls): each joint resists the relative rotation of its bodies with the
+  /// engine's implicit damper, damping = this rate x the child body's inertia about the joint,
+  /// so a free limb's swing relative to its parent decays at about this rate. Internal: it
+  /// conserves momentum and only takes energy. Without it nothing but the joint limits takes
+  /// energy out of a limb's swing, and a falling runner whips a foot past |v_inherited| + |g| t
+  /// + 1 m/s (docs/TUNING.md). Installed after the first step that follows a commit (that step
+  /// carries the inherited velocities untouched), off while powered, gathering or recovering.
+  /// [1/s] [>= 0] [default 1]
+  double ragdollJointDamping = 1.0;
 };
 
 /// The game's animation pose for the end of the coming step.
@@ -319,6 +329,8 @@ class Character {
   void startGather(const GetUpClip& clip);
   void gatherPostStep(double dt);
   void stopGather();
+  /// Sets (on) or removes (off) the passive joint dampers of the full ragdoll.
+  void setRagdollDampers(bool on);
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);

@@ -324,7 +324,28 @@ const HandoffRecord& Character::goRagdoll(const AnimationInput* denseSample) {
   return handoffs_.back();
 }
 
+void Character::setRagdollDampers(bool on) {
+  const double rate = settings_.ragdollJointDamping;
+  if (on && !(rate > 0.0 && std::isfinite(rate))) return;
+  for (size_t j = 0; j < asset_->joints.size(); ++j) {
+    JointMotorSettings motor;  // disabled
+    if (on) {
+      const JointDef& def = asset_->joints[j];
+      const BodyDef& child = asset_->bodies[static_cast<size_t>(def.childBody)];
+      const double lever = glm::length(def.bodyBFromJoint.translation);
+      const double inertia =
+          std::max({child.inertia.x, child.inertia.y, child.inertia.z}) + child.mass * lever * lever;
+      motor.enabled = true;
+      motor.damping = Vec3{rate * inertia};  // no stiffness, no target rate: a pure damper
+    }
+    world_->setJointMotor(ragdoll_->joint(static_cast<int>(j)), motor);
+  }
+}
+
 void Character::enterRagdoll(const Transform& root, double blendTime) {
+  // Dampers (or servos) a previous ragdoll or mode left on the joints must not touch the first
+  // step of this one; ragdollPostStep installs them after it.
+  setRagdollDampers(false);
   state_ = CharacterState::Ragdoll;
   ragdollRoot_ = root;
   timeSinceCommit_ = 0.0;
@@ -368,10 +389,12 @@ Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldP
 }
 
 void Character::ragdollPostStep(double dt) {
+  const bool firstStep = timeSinceCommit_ == 0.0;
   timeSinceCommit_ += dt;
   // After each step (the first one keeps the commit's room): limits widened at the commit ease
   // back, suspended pairs collide again once apart.
   ragdoll_->updateLimits();
+  if (firstStep && !gathering_) setRagdollDampers(true);
   ragdoll_->readBodyPoses(bodyPoses_);
   // The still-running animation, re-expressed against the frozen ragdoll root for blending.
   std::copy(animLocals_.begin(), animLocals_.end(), animRelative_.begin());
@@ -469,6 +492,7 @@ void Character::stopGather() {
   if (!gathering_) return;
   disableImplicitDrive(*world_, engineJoints_);
   gathering_ = false;
+  if (state_ == CharacterState::Ragdoll) setRagdollDampers(true);  // back to the passive ragdoll
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -639,6 +663,7 @@ void Character::cancelRecovery(const char* why) {
   settings.mode = HandoffMode::Inherit;
   HandoffRecord record = ragdoll_->commit(settings);
   if (record.committed) {
+    setRagdollDampers(false);  // the first step carries the displayed motion untouched
     state_ = CharacterState::Ragdoll;
     ragdollRoot_ = recoveryRoot_;
     // The animation the ragdoll display blends from is the displayed get-up pose.

@@ -121,54 +121,24 @@ TEST(DemoSuite, EveryScenarioRunsAndWritesItsOutputs) {
   }
 }
 
-// Checks that fail today, each with its cause and the measured figure held as a regression bound
-// while the work is open. The report and metrics.json still show them failing; nothing here
-// changes a threshold. Measured on this suite (RelWithDebInfo, Bullet float64).
-struct KnownOpen {
-  const char* scenario;  // "*" for every scenario
-  const char* check;
-  double bound;
-  const char* why;
-};
-const KnownOpen kKnownOpen[] = {
-    {"run_handoff", "handoff.no_explosion_2s", 0.5,
-     "measured 0.395 m/s: the left foot, whipped as the runner falls forward onto the ground, exceeds "
-     "|v_inherited| + |g| t + 1 m/s while the total energy only decreases"},
-    // The same handoff as run_handoff (0.5 s into the run), moved 11 m and turned a quarter.
-    {"teleport_handoff", "handoff.no_explosion_2s", 0.5, "as run_handoff: measured 0.395 m/s"},
-};
-
 TEST(DemoSuite, EverySpecThresholdRowPasses) {
   const Demo& d = demo();
   ASSERT_FALSE(d.results.empty()) << d.error;
-  int rows = 0, open = 0;
+  int rows = 0;
   for (const ScenarioResult& r : d.results) {
     for (const ThresholdCheck& c : r.checks) {
       ++rows;
-      const KnownOpen* known = nullptr;
-      for (const KnownOpen& k : kKnownOpen) {
-        if ((std::string(k.scenario) == "*" || r.name == k.scenario) && c.name.rfind(k.check, 0) == 0)
-          known = &k;
-      }
       std::printf("%-24s %-40s %10.4g %-2s %8.4g %-6s %s\n", r.name.c_str(), c.name.c_str(), c.value,
                   c.comparison.c_str(), c.threshold, c.unit.c_str(),
                   !c.ran   ? "NOT RUN"
                   : c.pass ? "pass"
                            : "FAIL");
-      if (c.ran && c.pass) continue;
-      if (known && c.ran) {
-        ++open;
-        EXPECT_LE(c.value, known->bound)
-            << r.name << " " << c.name << ": regression beyond the known " << known->why;
-      } else if (known) {
-        ++open;
-      } else {
-        ADD_FAILURE() << r.name << ": " << c.name << " = " << c.value << " " << c.unit << " (threshold "
-                      << c.comparison << " " << c.threshold << ") " << c.description << " " << c.note;
-      }
+      EXPECT_TRUE(c.ran && c.pass) << r.name << ": " << c.name << " = " << c.value << " " << c.unit
+                                   << " (threshold " << c.comparison << " " << c.threshold << ") "
+                                   << c.description << " " << c.note;
     }
   }
-  std::printf("%d threshold rows, %d failing as known open work (listed in this test)\n", rows, open);
+  std::printf("%d threshold rows\n", rows);
   EXPECT_GT(rows, 60);
   // The naive baselines lose what the handoff keeps: at the same frame, zero velocity changes the
   // velocities by far more, and the bind pose jumps the bodies by far more.
