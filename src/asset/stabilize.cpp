@@ -14,6 +14,16 @@ std::string fmt(double v) {
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
+/// Per body, its mass plus its descendants' (bodies are parent-first).
+std::vector<double> subtreeMasses(const RagdollAsset& asset) {
+  std::vector<double> subtree(asset.bodies.size(), 0.0);
+  for (size_t i = asset.bodies.size(); i-- > 0;) {
+    subtree[i] += asset.bodies[i].mass;
+    const int p = asset.bodies[i].parentBody;
+    if (p >= 0) subtree[static_cast<size_t>(p)] += subtree[i];
+  }
+  return subtree;
+}
 }  // namespace
 
 std::vector<Finding> stabilize(RagdollAsset& asset, const StabilizeOptions& options) {
@@ -43,12 +53,7 @@ std::vector<Finding> stabilize(RagdollAsset& asset, const StabilizeOptions& opti
     ratioSum += ratio[i];
     total += asset.bodies[i].mass;
   }
-  std::vector<double> subtreeBefore(n, 0.0);
-  for (size_t i = n; i-- > 0;) {
-    subtreeBefore[i] += asset.bodies[i].mass;
-    const int p = asset.bodies[i].parentBody;
-    if (p >= 0) subtreeBefore[static_cast<size_t>(p)] += subtreeBefore[i];
-  }
+  const std::vector<double> subtreeBefore = subtreeMasses(asset);
   const double massPerRatio = total / ratioSum;
   double assigned = 0.0;
   for (size_t i = 0; i < n; ++i) {
@@ -70,12 +75,7 @@ std::vector<Finding> stabilize(RagdollAsset& asset, const StabilizeOptions& opti
   // move (Boxing_Toes' wrist: 6.7 times the mass, the limit that tracked the clip's fastest turn
   // no longer does). Gains are kept: the drives get no stiffer.
   if (options.scaleDriveTorque) {
-    std::vector<double> subtreeAfter(n, 0.0);
-    for (size_t i = n; i-- > 0;) {
-      subtreeAfter[i] += asset.bodies[i].mass;
-      const int p = asset.bodies[i].parentBody;
-      if (p >= 0) subtreeAfter[static_cast<size_t>(p)] += subtreeAfter[i];
-    }
+    const std::vector<double> subtreeAfter = subtreeMasses(asset);
     for (JointDef& j : asset.joints) {
       if (j.childBody < 0 || j.childBody >= static_cast<int>(n)) continue;
       const size_t c = static_cast<size_t>(j.childBody);

@@ -755,10 +755,11 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
     world_->setJointFrames(joints_[j], aFromJoint, def.bodyBFromJoint);
     // Limits: the committed pose must be inside them, or the solver pops it back. And a joint
     // moving toward a limit gets the room its motion needs over HandoffSettings::limitLookAhead.
-    const Quat aFromB = glm::inverse(worldFromA.rotation * aFromJoint.rotation) * worldFromJointB.rotation;
-    const Vec3 relativeOmega = glm::inverse(worldFromA.rotation * aFromJoint.rotation) *
-                               (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
-                                record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
+    const Quat jointAFromWorld = glm::inverse(worldFromA.rotation * aFromJoint.rotation);
+    const Quat aFromB = jointAFromWorld * worldFromJointB.rotation;
+    const Vec3 relativeOmega =
+        jointAFromWorld * (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
+                           record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
     Vec3 ahead;
     anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, out.angles, ahead);
     const Vec3& lo = def.preset.angularLower;

@@ -816,7 +816,8 @@ bool runOnce(const Loaded& l, const Scenario& s, HandoffMode mode, double endTim
       world->setSubstepListener(probe.next());
     }
     bodiesLeftWorld += world->lastStepStats().bodiesLeftWorld;
-    if (tracker.open >= 0 && tracker.stepsSinceCommit++ == 0) afterFirstStep();
+    if (tracker.open >= 0) ++tracker.stepsSinceCommit;
+    if (firstStep) afterFirstStep();
     ch.postStep(dt);
     if (tracker.open >= 0) follow(t1);
     if (openHit >= 0) followHit(t1);

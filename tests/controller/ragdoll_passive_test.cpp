@@ -12,12 +12,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "support/clip_scene.h"
+#include "support/robust_scene.h"
 
 namespace handoff {
 namespace {
 
-constexpr double kLimitsDt = 1.0 / 60.0;
+using test::kRobustDt;
 constexpr double kLimitsMargin = 0.02;  // Ragdoll's room around an out-of-limit angle [rad]
 
 TEST(RagdollLimits, WidenedLimitsEaseBackAfterTheCommit) {
@@ -26,22 +26,15 @@ TEST(RagdollLimits, WidenedLimitsEaseBackAfterTheCommit) {
   WorldSettings ws;
   auto world = createBulletWorld(ws);
   world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
-  std::vector<Transform> locals(static_cast<size_t>(c.skeleton().jointCount()));
-  c.clip().sample(0.0, WrapMode::Loop, locals);
   CharacterSettings settings;
   // The demo's room for joints moving toward a limit: more axes widened at the commit.
-  settings.handoff.limitLookAhead = kLimitsDt * (1.0 + 1.0 / ws.jointErp);
-  auto created = Character::create(*world, c.asset, c.skeleton(), settings, Transform::identity(), locals);
-  ASSERT_TRUE(created) << created.error();
-  Character& ch = **created;
-  double time = 0.0;
-  const auto frame = [&]() {
-    time += kLimitsDt;
-    c.clip().sample(time, WrapMode::Loop, locals);
-    ASSERT_TRUE(ch.preStep(AnimationInput{time, Transform::identity(), locals, false}, kLimitsDt));
-    world->step(kLimitsDt, 2);
-    ch.postStep(kLimitsDt);
-  };
+  settings.handoff.limitLookAhead = kRobustDt * (1.0 + 1.0 / ws.jointErp);
+  std::string error;
+  std::optional<test::DrivenCharacter> d =
+      test::DrivenCharacter::create(*world, c, Transform::identity(), &error, settings);
+  ASSERT_TRUE(d) << error;
+  Character& ch = *d->character;
+  const auto frame = [&]() { ASSERT_TRUE(d->frame(*world, 2)); };
   for (int i = 0; i < 30; ++i) frame();  // 0.5 s into the run: mid-stride
   const HandoffRecord& record = ch.goRagdoll();
   ASSERT_TRUE(record.committed) << record.failure;
@@ -109,22 +102,15 @@ FreeFall freeRagdoll(double damping) {
   WorldSettings ws;
   ws.gravity = Vec3{0.0};
   auto world = createBulletWorld(ws);
-  std::vector<Transform> locals(static_cast<size_t>(c.skeleton().jointCount()));
-  c.clip().sample(0.0, WrapMode::Loop, locals);
   CharacterSettings settings;
   settings.ragdollJointDamping = damping;
-  auto created = Character::create(*world, c.asset, c.skeleton(), settings, Transform::identity(), locals);
-  EXPECT_TRUE(created) << (created ? "" : created.error());
-  if (!created) return f;
-  Character& ch = **created;
-  double time = 0.0;
-  const auto frame = [&]() {
-    time += kLimitsDt;
-    c.clip().sample(time, WrapMode::Loop, locals);
-    EXPECT_TRUE(ch.preStep(AnimationInput{time, Transform::identity(), locals, false}, kLimitsDt));
-    world->step(kLimitsDt, 2);
-    ch.postStep(kLimitsDt);
-  };
+  std::string error;
+  std::optional<test::DrivenCharacter> d =
+      test::DrivenCharacter::create(*world, c, Transform::identity(), &error, settings);
+  EXPECT_TRUE(d) << error;
+  if (!d) return f;
+  Character& ch = *d->character;
+  const auto frame = [&]() { EXPECT_TRUE(d->frame(*world, 2)); };
   const Ragdoll& r = ch.ragdoll();
   const auto measure = [&](Vec3& momentum, Vec3& angular, double& energy) {
     double mass = 0.0;

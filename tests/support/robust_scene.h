@@ -30,7 +30,8 @@ struct DrivenCharacter {
   std::vector<Transform> locals;
 
   static std::optional<DrivenCharacter> create(PhysicsWorld& world, const test::Character& c,
-                                               const Transform& root, std::string* error = nullptr) {
+                                               const Transform& root, std::string* error = nullptr,
+                                               const CharacterSettings& settings = {}) {
     DrivenCharacter d;
     d.data = &c;
     d.root = root;
@@ -38,7 +39,7 @@ struct DrivenCharacter {
     d.locals.resize(static_cast<size_t>(c.skeleton().jointCount()));
     c.clip().sample(0.0, WrapMode::Loop, d.locals);
     Result<std::unique_ptr<handoff::Character>> created =
-        handoff::Character::create(world, c.asset, c.skeleton(), CharacterSettings{}, root, d.locals);
+        handoff::Character::create(world, c.asset, c.skeleton(), settings, root, d.locals);
     if (!created) {
       if (error) *error = created.error();
       return std::nullopt;
@@ -53,6 +54,13 @@ struct DrivenCharacter {
     previousInputRoot = inputRoot;
     inputRoot = root;
     return character->preStep(AnimationInput{animTime, root, locals, false}, dt);
+  }
+  /// One whole frame of a world holding only this character: preStep, the step, postStep.
+  Status frame(PhysicsWorld& world, int substeps, double dt = kRobustDt) {
+    if (Status s = preStep(dt); !s) return s;
+    world.step(dt, substeps);
+    character->postStep(dt);
+    return {};
   }
   /// Go ragdoll with a dense sample an eighth of a frame before the last input. Its root is where
   /// the moving root was then (between the last two inputs' roots), so the sample carries the
