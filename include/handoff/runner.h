@@ -3,6 +3,8 @@
 // every handoff (per body: jump, inherited and post-step velocities, clamps), the time series
 // the report plots, and checks the SPEC thresholds that apply. Also the suite behind
 // `handoff demo`, the naive baselines and the report (metrics.json and report.html).
+// ScenarioSession plays the same run one frame at a time (a live workbench steps it and adds
+// events as the user clicks); ScenarioRunner::run is a session stepped to its end.
 //
 // Timing: frame k advances the scenario from k * dt to (k + 1) * dt. Events due at or before
 // the frame's end time are applied around it in file order: `teleport`, `clip` and `wall` before
@@ -11,7 +13,8 @@
 // `ragdoll` at 0.5 s commits the animated pose of t = 0.5 s and the first physics step is the
 // next frame.
 //
-// Thread-safety: a ScenarioRunner is used by one thread; separate runners are independent.
+// Thread-safety: a ScenarioRunner and its sessions are used by one thread; separate runners are
+// independent.
 #pragma once
 
 #include "handoff/controller.h"
@@ -243,6 +246,11 @@ struct RunOptions {
   bool completeGetUps = true;
 };
 
+class ScenarioSession;
+namespace runner_detail {
+struct Loaded;
+}
+
 /// Runs scenarios, caching imported files and built ragdolls between runs.
 class ScenarioRunner {
  public:
@@ -260,8 +268,84 @@ class ScenarioRunner {
   const RunOptions& options() const { return options_; }
 
  private:
+  friend class ScenarioSession;
   struct Impl;
+  /// One session started on `loaded` and stepped to `endTime`, finished.
+  ScenarioResult play(const Scenario& scenario, std::shared_ptr<const runner_detail::Loaded> loaded,
+                      HandoffMode mode, double endTime, Replay* replay);
   RunOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A scenario played one frame at a time: exactly what ScenarioRunner::run does for the
+/// scenario's own run (the same events, steps, measures, replay frames and checks; not the
+/// baselines or the drive comparison, which are sessions of their own), so a live session and
+/// `handoff run` on the same scenario give bit-identical frames and figures.
+///
+///   auto session = ScenarioSession::start(runner, scenario);   // t = 0, frame 0 recorded
+///   while ((*session)->step()) draw((*session)->character());
+///   ScenarioResult result = (*session)->finish();
+///
+/// Thread-safety: used by one thread; it uses its runner's cache, so sessions of one runner
+/// run on that runner's thread.
+class ScenarioSession {
+ public:
+  /// Loads through the runner's cache (imported files and built ragdolls are reused), creates
+  /// the world and the character at t = 0, applies the events due at t = 0 and records frame 0.
+  /// `mode` replaces the scenario's settings.handoffMode when given. `replay` (optional, owned
+  /// by the caller, outliving the session) receives one frame per step. The runner must outlive
+  /// the session. Errors: a file, clip or field of the scenario (named), or the character.
+  static Result<std::unique_ptr<ScenarioSession>> start(ScenarioRunner& runner, const Scenario& scenario,
+                                                        std::optional<HandoffMode> mode = std::nullopt,
+                                                        Replay* replay = nullptr);
+  ~ScenarioSession();
+  ScenarioSession(const ScenarioSession&) = delete;
+  ScenarioSession& operator=(const ScenarioSession&) = delete;
+
+  /// Plays the next frame (runner.h's timing at the top): the events due by its end before the
+  /// step, Character::preStep, the world step, Character::postStep, the measures, the events
+  /// due after the step, one replay frame and one time-series entry. Returns false (and does
+  /// nothing) once frameCount() frames are played, after finish(), or after a frame failed
+  /// (the result's error says why).
+  bool step();
+  int frame() const;       ///< Frames played so far. [0, frameCount()]
+  int frameCount() const;  ///< Frames up to the end time: max(1, round(endTime / dt)).
+  double time() const;     ///< Scene time after the frames played: frame() * dt. [s]
+  double dt() const;       ///< The scenario's frame step. [s]
+
+  /// Adds an event as if it had been in the file, kept in scenario() (saveScenarioJson(
+  /// scenario()) replays this session bit for bit). Every type but `end` (see setEndTime).
+  /// `event.time` >= time(); an event at time() (the frame on show, already played) acts in the
+  /// next frame and is kept at that frame's end time, (frame() + 1) * dt. It goes after the
+  /// events of equal or earlier time. Refused (nothing changed) when the event is before time(),
+  /// after endTime, the scenario would not load back (a value out of range, named by its JSON
+  /// path), a body or clip it names does not exist, or its clip file does not load.
+  Status addEvent(const ScenarioEvent& event);
+  /// Moves the end time (frameCount() follows). Refused before time(), before the last event,
+  /// or out of range.
+  Status setEndTime(double endTime);
+
+  const Scenario& scenario() const;  ///< The scenario with the events added so far.
+  const Character& character() const;
+  const PhysicsWorld& world() const;
+  const RagdollAsset& asset() const;
+
+  /// The figures so far, with the checks evaluated on the frames played (frames, endTime: the
+  /// frames played).
+  ScenarioResult snapshot() const;
+  /// Ends the session and returns its result (what ScenarioRunner::run returns, without the
+  /// baselines, drive comparisons and wall-clock seconds); fills the replay's events and boxes.
+  /// Later calls return the same result.
+  ScenarioResult finish();
+
+ private:
+  friend class ScenarioRunner;
+  struct Impl;
+  explicit ScenarioSession(std::unique_ptr<Impl> impl);
+  /// A session on files already loaded (a run and its baselines share them), up to `endTime`.
+  static Result<std::unique_ptr<ScenarioSession>> startLoaded(
+      ScenarioRunner& runner, const Scenario& scenario, std::shared_ptr<const runner_detail::Loaded> loaded,
+      HandoffMode mode, double endTime, Replay* replay);
   std::unique_ptr<Impl> impl_;
 };
 
