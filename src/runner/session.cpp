@@ -15,15 +15,6 @@ namespace handoff {
 
 using runner_detail::Loaded;
 
-/// What a run measures while it steps (the checks are computed from it afterwards).
-struct SessionTracker {
-  int open = -1;         // index of the handoff still being followed
-  HandoffRecord record;  // its record, for recordFirstStep
-  std::vector<Transform> animatedPoses;
-  double commitTime = 0.0;
-  int stepsSinceCommit = 0;
-};
-
 struct ScenarioSession::Impl {
   runner_detail::Cache* cache = nullptr;
   RunOptions options;
@@ -63,17 +54,18 @@ struct ScenarioSession::Impl {
   std::vector<size_t> postEvents;  // indexes into s.events
   std::vector<Transform> locals, dense, models, poses;
 
-  // Measures.
+  // Measures (measure.h), each filling its entry of the result.
   int pelvisJoint = -1;
   int pelvisBody = 0;
-  int ankles[2] = {-1, -1};
-  SessionTracker tracker;
-  int openHit = -1;  // the hit reaction still being followed (index in result.hitReactions)
-  int hitBody = -1;  // its body
-  std::vector<Transform> animatedBodies, displayModels, clipA, clipB, clipMa, clipMb;
-  Vec3 lastPelvis{0.0}, lastAnkles[2] = {Vec3{0.0}, Vec3{0.0}};
-  bool haveLast = false;
-  size_t recoveriesSeen = 0;
+  HandoffMeasure handoff;
+  FollowMeasure follow;
+  int openHandoff = -1;  // the handoff followed (index in result.handoffs)
+  HitReactionMeasure hit;
+  int openHit = -1;  // the hit reaction followed (index in result.hitReactions)
+  std::optional<RecoveryJumpMeasure> recoveryJumps;
+  JumpFigures recoveryFigures;  // of the newest recovery
+  PoweredTrackingMeasure poweredTracking;
+  PoweredTrackingMetrics poweredFigures;
   runner_detail::RunCounters counters;
   Vec3 lastPelvisWorld{0.0};
 
@@ -89,17 +81,14 @@ struct ScenarioSession::Impl {
   void collectDue(double t);
   bool playFrame();
   void stepWorld();
+  void observe(double t, const AnimationInput& input);
   void measureRecovery();
   void recordFrame(double t, bool first);
   void notRun(const ScenarioEvent& e, const std::string& why);
-  std::vector<Vec3> animationVelocities() const;
   void measure(const HandoffRecord& record, double t, const char* kind);
   void commit(double t);
   std::vector<double> partialWeights(const ScenarioEvent::Partial& p) const;
   void poweredEntry(const ScenarioEvent& e, double t, const Status& st, size_t recordsBefore);
-  void afterFirstStep();
-  void follow(double t);
-  void followHit(double t);
   void runPostEvents(double t);
   void impulse(const ScenarioEvent& e, double t);
   void powered(const ScenarioEvent& e, double t);
@@ -193,17 +182,7 @@ Status ScenarioSession::Impl::create() {
   result.bodyCount = static_cast<int>(bodyCount);
   pelvisBody = std::max(0, asset.bodyForSlot(Slot::Pelvis));
   result.pelvisBody = asset.bodies[static_cast<size_t>(pelvisBody)].name;
-  // The ankles: the joints under the lower legs (what the get-up jump is measured on).
-  const auto ankleOf = [&](Slot lowerLeg) {
-    const int knee = asset.map[lowerLeg];
-    if (knee < 0) return -1;
-    const std::vector<int> children = skeleton.children(knee);
-    return children.empty() ? knee : children[0];
-  };
-  ankles[0] = ankleOf(Slot::LowerLegL);
-  ankles[1] = ankleOf(Slot::LowerLegR);
-  animatedBodies.resize(bodyCount);
-  for (auto* v : {&displayModels, &clipA, &clipB, &clipMa, &clipMb}) v->resize(jointCount);
+  recoveryJumps.emplace(*ch);
   lastPelvisWorld = world->transform(ch->ragdoll().body(pelvisBody)).translation;
 
   runPostEvents(0.0);
@@ -325,24 +304,18 @@ void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
   if (st && wasAnimated && ch->state() == CharacterState::Powered && ch->handoffs().size() > before) {
     // The hit reaction: the Character went powered by itself, then took the impulse.
     measure(ch->handoffs().back(), t, "powered");
-    HitReactionMetrics hit;
-    hit.time = t;
-    hit.body = asset.bodies[static_cast<size_t>(b)].name;
-    hit.impulse = glm::length(j);
-    result.hitReactions.push_back(hit);
+    result.hitReactions.push_back(hit.begin(*ch, b, j, t));
     openHit = static_cast<int>(result.hitReactions.size()) - 1;
-    hitBody = b;
   }
   if (!st) {
     notRun(e, st.error());
-  } else if (tracker.open >= 0 && ch->state() != CharacterState::Animated) {
-    HandoffMetrics& hm = result.handoffs[static_cast<size_t>(tracker.open)];
-    const double mass = world->mass(ch->ragdoll().body(b));
-    hm.hitAllowance += glm::length(j) / mass;
-    if (tracker.stepsSinceCommit == 0) {
+  } else if (follow.open() && ch->state() != CharacterState::Animated) {
+    HandoffMetrics& hm = result.handoffs[static_cast<size_t>(openHandoff)];
+    follow.addImpulse(*ch, b, j, hm);
+    if (handoff.firstStepPending()) {
       char text[160];
       std::snprintf(text, sizeof text, "%.0f N s on %s (%.1f kg) at %.3f s", glm::length(j),
-                    asset.bodies[static_cast<size_t>(b)].name.c_str(), mass, t);
+                    asset.bodies[static_cast<size_t>(b)].name.c_str(), world->mass(ch->ragdoll().body(b)), t);
       hm.firstStepImpulse = text;
     }
   }
@@ -407,211 +380,35 @@ void ScenarioSession::Impl::poweredEntry(const ScenarioEvent& e, double t, const
 // ---------------------------------------------------------------------------------------------
 // Measures
 
-// The animation's own linear velocity per body at the newest animated sample (SPEC section 3
-// on the character's history, whatever the handoff mode).
-std::vector<Vec3> ScenarioSession::Impl::animationVelocities() const {
-  const size_t bodyCount = l->asset->bodies.size();
-  std::vector<Vec3> rawL(bodyCount), rawA(bodyCount), lin(bodyCount), ang(bodyCount);
-  std::vector<std::uint8_t> clamps(bodyCount);
-  HandoffSettings hs = cs.handoff;
-  hs.mode = HandoffMode::Inherit;
-  inheritVelocities(ch->ragdoll().history(), hs, rawL, rawA, lin, ang, clamps);
-  return lin;
-}
-
-// Measures a commit (a `ragdoll` handoff or a powered entry) from the Character's record.
+// Measures a commit (a `ragdoll` handoff or a powered entry) from the Character's record and
+// follows it (a commit the Character refused is listed, not followed).
 void ScenarioSession::Impl::measure(const HandoffRecord& record, double t, const char* kind) {
-  const size_t bodyCount = l->asset->bodies.size();
-  HandoffMetrics m;
-  m.kind = kind;
-  m.time = t;
-  m.mode = scenarioHandoffModeName(mode);
-  m.committed = record.committed;
-  m.failure = record.failure;
-  m.teleportFlagged = record.teleportFlagged;
-  m.teleportDetected = record.teleportDetected;
-  m.rootJump = record.rootJump;
-  m.sampleDt = record.sampleDt;
-  result.handoffs.push_back(m);
+  result.handoffs.push_back(handoff.begin(*ch, record, t, kind));
+  result.handoffs.back().mode = scenarioHandoffModeName(mode);
   if (!record.committed) return;
-  // The animation's own velocity (SPEC section 3 on the same history, whatever the mode) and
-  // the animated pose the player saw.
-  const PoseHistory& h = ch->ragdoll().history();
-  const std::vector<Vec3> lin = animationVelocities();
-  tracker.record = record;
-  tracker.animatedPoses.resize(bodyCount);
-  HandoffMetrics& hm = result.handoffs.back();
-  for (size_t b = 0; b < bodyCount; ++b) {
-    tracker.animatedPoses[b] = h.body(0, static_cast<int>(b));
-    const BodyHandoff& bh = record.bodies[b];
-    BodyHandoffMetrics bm;
-    bm.name = bh.name;
-    bm.positionJump = glm::length(bh.poseAfter.translation - tracker.animatedPoses[b].translation);
-    bm.animatedVelocity = lin[b];
-    bm.inheritedLinear = bh.linearVelocity;
-    bm.inheritedAngular = bh.angularVelocity;
-    bm.clamps = clampReasonText(bh.clamps);
-    bm.teleport = bh.teleport;
-    bm.snapped = bh.snapped;
-    hm.maxPositionJump = std::max(hm.maxPositionJump, bm.positionJump);
-    hm.bodies.push_back(bm);
-  }
-  tracker.open = static_cast<int>(result.handoffs.size()) - 1;
-  tracker.commitTime = t;
-  tracker.stepsSinceCommit = 0;
+  openHandoff = static_cast<int>(result.handoffs.size()) - 1;
+  follow.begin(t, options.followWindow);
 }
 
-// After the first step past a commit: the before/after figures of every body.
-void ScenarioSession::Impl::afterFirstStep() {
-  const size_t bodyCount = l->asset->bodies.size();
-  const double kGravity = gravity;
-  HandoffMetrics& hm = result.handoffs[static_cast<size_t>(tracker.open)];
-  ch->ragdoll().recordFirstStep(tracker.record);
-  hm.firstStepRecorded = true;
-  hm.worstPopExcess = -1e300;
-  hm.worstVelocityExcess = -1e300;
-  hm.worstSubstepVelocityExcess = -1e300;
-  const double h = tracker.record.firstSubstepTime;
-  hm.substepTime = h;
-  for (size_t b = 0; b < bodyCount; ++b) {
-    const BodyHandoff& bh = tracker.record.bodies[b];
-    BodyHandoffMetrics& bm = hm.bodies[b];
-    const double speed = glm::length(bm.animatedVelocity);
-    bm.postStepLinear = bh.linearVelocityAfterFirstStep;
-    bm.postStepAngular = bh.angularVelocityAfterFirstStep;
-    bm.firstStepMove = glm::length(bh.poseAfterFirstStep.translation - tracker.animatedPoses[b].translation);
-    bm.allowedMove = speed * dt + kGravity * dt * dt;
-    bm.velocityChange = glm::length(bm.postStepLinear - bm.animatedVelocity);
-    bm.velocityAllowed = 0.05 * speed + kGravity * dt;
-    bm.inContact = world->contactCount(ch->ragdoll().body(static_cast<int>(b))) > 0;
-    hm.maxFirstStepMove = std::max(hm.maxFirstStepMove, bm.firstStepMove);
-    hm.worstPopExcess = std::max(hm.worstPopExcess, bm.firstStepMove - bm.allowedMove);
-    // A body that meets the world in that step is stopped by it, as it must be: the velocity
-    // criterion is about what the joints and gravity do.
-    if (bm.inContact) {
-      ++hm.bodiesInContact;
-      continue;
-    }
-    hm.maxVelocityChange = std::max(hm.maxVelocityChange, bm.velocityChange);
-    hm.worstVelocityExcess = std::max(hm.worstVelocityExcess, bm.velocityChange - bm.velocityAllowed);
-    if (bh.firstSubstepRecorded) {
-      bm.postSubstepLinear = bh.linearVelocityAfterFirstSubstep;
-      bm.substepVelocityChange = glm::length(bm.postSubstepLinear - bm.inheritedLinear);
-      bm.substepVelocityAllowed = 0.05 * glm::length(bm.inheritedLinear) + kGravity * h;
-      hm.maxSubstepVelocityChange = std::max(hm.maxSubstepVelocityChange, bm.substepVelocityChange);
-      hm.worstSubstepVelocityExcess =
-          std::max(hm.worstSubstepVelocityExcess, bm.substepVelocityChange - bm.substepVelocityAllowed);
-    }
-  }
-  if (hm.worstVelocityExcess < -1e299) hm.worstVelocityExcess = 0.0;
-  if (hm.worstSubstepVelocityExcess < -1e299) hm.worstSubstepVelocityExcess = 0.0;
-  hm.worstSpeedExcess = -1e300;
-  if (hm.kind == "powered") {
-    // The animation through the same step (the newest history sample is its pose at the step's
-    // end), by the same allowances: what the drives were asked to follow.
-    const PoseHistory& history = ch->ragdoll().history();
-    const std::vector<Vec3> lin = animationVelocities();
-    hm.animationPopExcess = hm.animationVelocityExcess = -1e300;
-    for (size_t b = 0; b < bodyCount; ++b) {
-      const BodyHandoffMetrics& bm = hm.bodies[b];
-      const double move = glm::length(history.body(0, static_cast<int>(b)).translation -
-                                      tracker.animatedPoses[b].translation);
-      hm.animationPopExcess = std::max(hm.animationPopExcess, move - bm.allowedMove);
-      if (bm.inContact) continue;
-      hm.animationVelocityExcess = std::max(hm.animationVelocityExcess,
-                                            glm::length(lin[b] - bm.animatedVelocity) - bm.velocityAllowed);
-    }
-    if (hm.animationVelocityExcess < -1e299) hm.animationVelocityExcess = 0.0;
-  }
+// After postStep: the follow-ups of the open handoff and hit reaction, the recovery's jumps.
+void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
+  if (follow.open()) follow.observe(*ch, t, result.handoffs[static_cast<size_t>(openHandoff)]);
+  if (hit.open()) hit.observe(*ch, input, t, result.hitReactions[static_cast<size_t>(openHit)]);
+  if (ch->blockingRepresentations() != 1) ++counters.blockingViolations;
+  measureRecovery();
 }
 
-// The seconds after: no explosion (no body faster than it started plus free fall plus 1 m/s),
-// joint anchors together.
-void ScenarioSession::Impl::follow(double t) {
-  HandoffMetrics& hm = result.handoffs[static_cast<size_t>(tracker.open)];
-  const double since = t - tracker.commitTime;
-  const bool simulated = ch->state() == CharacterState::Ragdoll || ch->state() == CharacterState::Powered;
-  if (!simulated || since > options.followWindow + 1e-9) {
-    tracker.open = -1;
-    return;
-  }
-  hm.followTime = since;
-  for (size_t b = 0; b < l->asset->bodies.size(); ++b) {
-    const double speed = glm::length(world->linearVelocity(ch->ragdoll().body(static_cast<int>(b))));
-    const double allowed =
-        glm::length(hm.bodies[b].inheritedLinear) + gravity * since + 1.0 + hm.hitAllowance;
-    hm.worstSpeedExcess = std::max(hm.worstSpeedExcess, speed - allowed);
-  }
-  hm.maxJointSeparation = std::max(hm.maxJointSeparation, ch->ragdoll().maxJointSeparation());
-}
-
-// A hit reaction until it ends: how far the hit threw the bodies while powered, then the
-// return to animation (the errors at the last powered frame) or the knock-out.
-void ScenarioSession::Impl::followHit(double t) {
-  HitReactionMetrics& hit = result.hitReactions[static_cast<size_t>(openHit)];
-  if (ch->state() == CharacterState::Powered) {
-    localToModel(l->character->skeleton, locals, models);
-    bodyPosesFromModels(*l->asset, models, root, animatedBodies);
-    const size_t b = static_cast<size_t>(hitBody);
-    hit.peakHitBodyDeviation = std::max(
-        hit.peakHitBodyDeviation, glm::length(world->transform(ch->ragdoll().body(hitBody)).translation -
-                                              animatedBodies[b].translation));
-    hit.peakDeviation = std::max(hit.peakDeviation, ch->poweredMaxPositionError());
-    hit.rmsAtReturn = ch->poweredRmsJointError();
-    hit.maxAtReturn = ch->poweredMaxJointError();
-    return;
-  }
-  if (ch->state() == CharacterState::Animated) {
-    hit.returned = true;
-    hit.returnTime = t - hit.time;
-  } else {
-    hit.knockedOut = ch->state() == CharacterState::Ragdoll;
-    hit.knockoutTime = t - hit.time;
-  }
-  openHit = -1;
-}
-
-// Recovery jumps of the displayed pelvis and ankles, beyond the get-up clip's own motion.
+// Recovery jumps of the displayed pelvis and feet beyond the get-up clip's own motion, into the
+// newest recovery's metrics.
 void ScenarioSession::Impl::measureRecovery() {
-  const Skeleton& skeleton = l->character->skeleton;
-  localToModel(skeleton, ch->displayLocals(), displayModels);
-  const Vec3 p =
-      ch->displayRoot().transformPoint(displayModels[static_cast<size_t>(pelvisJoint)].translation);
-  Vec3 a[2];
-  for (int i = 0; i < 2; ++i) {
-    a[i] = ankles[i] >= 0
-               ? ch->displayRoot().transformPoint(displayModels[static_cast<size_t>(ankles[i])].translation)
-               : p;
-  }
-  while (recoveriesSeen < ch->recoveries().size()) {
+  while (result.recoveries.size() < ch->recoveries().size()) {
     result.recoveries.push_back({});
-    ++recoveriesSeen;
+    recoveryFigures = {};
   }
-  if (haveLast && ch->state() == CharacterState::Recovering && !ch->recoveries().empty()) {
-    const RecoveryRecord& rec = ch->recoveries().back();
-    const GetUpClip* g = getUp(rec.facing);
-    const double since = ch->time() - rec.startTime;
-    sampleGetUpInRoot(g->clip, skeleton, g->info, since, clipA);
-    sampleGetUpInRoot(g->clip, skeleton, g->info, std::max(0.0, since - dt), clipB);
-    localToModel(skeleton, clipA, clipMa);
-    localToModel(skeleton, clipB, clipMb);
-    const auto clipMove = [&](int joint) {
-      return glm::length(clipMa[static_cast<size_t>(joint)].translation -
-                         clipMb[static_cast<size_t>(joint)].translation);
-    };
-    RecoveryMetrics& rm = result.recoveries.back();
-    rm.worstPelvisJump = std::max(rm.worstPelvisJump, glm::length(p - lastPelvis) - clipMove(pelvisJoint));
-    for (int i = 0; i < 2; ++i) {
-      if (ankles[i] >= 0) {
-        rm.worstFootJump =
-            std::max(rm.worstFootJump, glm::length(a[i] - lastAnkles[i]) - clipMove(ankles[i]));
-      }
-    }
-  }
-  lastPelvis = p;
-  lastAnkles[0] = a[0];
-  lastAnkles[1] = a[1];
-  haveLast = true;
+  recoveryJumps->observe(*ch, recoveryFigures);
+  if (result.recoveries.empty()) return;
+  result.recoveries.back().worstPelvisJump = recoveryFigures.pelvisJump;
+  result.recoveries.back().worstFootJump = recoveryFigures.footJump;
 }
 
 const GetUpClip* ScenarioSession::Impl::getUp(Facing facing) const {
@@ -641,9 +438,10 @@ void ScenarioSession::Impl::recordFrame(double t, bool first) {
   ts.settleWindow.push_back(ch->state() == CharacterState::Ragdoll ? ch->settle().timeInWindow() : 0.0);
   ts.blendWeight.push_back(ch->blendWeight());
   ts.driveWeight.push_back(ch->state() == CharacterState::Powered ? ch->driveWeight() : 0.0);
-  if (ch->state() == CharacterState::Powered && !first) {
-    result.poweredMaxPositionError = std::max(result.poweredMaxPositionError, ch->poweredMaxPositionError());
-    result.poweredMaxRmsJointError = std::max(result.poweredMaxRmsJointError, ch->poweredRmsJointError());
+  if (!first) {
+    poweredTracking.observe(*ch, poweredFigures);
+    result.poweredMaxPositionError = poweredFigures.maxPositionError;
+    result.poweredMaxRmsJointError = poweredFigures.maxRmsJointError;
   }
   ts.contacts.push_back(stats.contactPoints);
   ts.activeBodies.push_back(stats.activeBodies);
@@ -679,22 +477,12 @@ void ScenarioSession::Impl::recordFrame(double t, bool first) {
 // ---------------------------------------------------------------------------------------------
 // One frame
 
-// The world step; the first step after a commit runs behind a probe that records the bodies
-// after its first substep (the listener the Character installed while powered keeps running
-// behind it).
+// The world step; the first step after a commit runs behind the handoff measure's probe.
 void ScenarioSession::Impl::stepWorld() {
-  const bool firstStep = tracker.open >= 0 && tracker.stepsSinceCommit == 0;
-  FirstSubstepProbe probe(ch->ragdoll(), tracker.record,
-                          ch->state() == CharacterState::Powered ? &ch->substepListener() : nullptr);
-  if (firstStep) world->setSubstepListener(&probe);
+  handoff.beforeStep(*world, *ch);
   world->step(dt, substeps);
-  if (firstStep) {
-    probe.finish();
-    world->setSubstepListener(probe.next());
-  }
   counters.bodiesLeftWorld += world->lastStepStats().bodiesLeftWorld;
-  if (tracker.open >= 0) ++tracker.stepsSinceCommit;
-  if (firstStep) afterFirstStep();
+  if (openHandoff >= 0) handoff.afterStep(*world, *ch, dt, result.handoffs[static_cast<size_t>(openHandoff)]);
 }
 
 bool ScenarioSession::Impl::playFrame() {
@@ -711,10 +499,7 @@ bool ScenarioSession::Impl::playFrame() {
   }
   stepWorld();
   ch->postStep(dt);
-  if (tracker.open >= 0) follow(t1);
-  if (openHit >= 0) followHit(t1);
-  if (ch->blockingRepresentations() != 1) ++counters.blockingViolations;
-  measureRecovery();
+  observe(t1, input);
   if (ch->takeRecoveryFinished()) {
     // The game resumes its clip from where the character stands.
     root = rootToStartClip(*clip, l->character->skeleton, pelvisJoint, l->asset->modelForward,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "handoff/controller.h"
+#include "handoff/measure.h"
 
 #include <gtest/gtest.h>
 
@@ -180,8 +181,12 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
   const Skeleton& skeleton = c.skeleton();
   const auto n = static_cast<size_t>(skeleton.jointCount());
   std::vector<Transform> fallen(c.asset->bodies.size());
-  std::vector<Transform> clipA(n), clipB(n), modelsA(n), modelsB(n);
-  std::vector<Transform> previous;
+  std::vector<Transform> clipA(n), clipB(n);
+  // The runner's measures (measure.h): the recovery against the get-up clip at the time the
+  // character plays it; the resumed run against the run clip's own motion over each frame.
+  RecoveryJumpMeasure recovery(ch);
+  DisplayJumpMeasure resume(ch);
+  JumpFigures recoveryFigures, resumeFigures;
   bool running = true;
   for (int step = 0; step < 60 * 20 && !f.ranAgain; ++step) {
     const CharacterState before = ch.state();
@@ -212,44 +217,15 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       f.transition = ch.recoveries().back().transition;
       f.gatherTime = ch.recoveries().back().gatherTime;
     }
-    // A joint's displayed move over this frame against the clip's own move of it (modelsA, this
-    // frame, against modelsB, one frame earlier): worst excess, worst displayed and worst own move.
-    const auto jump = [&](int joint, double* beyond, double* movedMax, double* ownMax) {
-      const auto j = static_cast<size_t>(joint);
-      const double moved = glm::length(shown[j].translation - previous[j].translation);
-      const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
-      *beyond = std::max(*beyond, moved - own);
-      *movedMax = std::max(*movedMax, moved);
-      *ownMax = std::max(*ownMax, own);
-    };
-    if (!previous.empty() &&
-        (ch.state() == CharacterState::Recovering || before == CharacterState::Recovering)) {
-      // The clip's own motion of each joint over this frame (clip time from the planned transition).
-      const RecoveryRecord& rec = ch.recoveries().back();
-      const GetUpClip& g = scene.chosen();
-      const double t = ch.time() - rec.startTime;
-      sampleGetUpInRoot(g.clip, skeleton, g.info, transitionClipTime(t, rec.transition), clipA);
-      sampleGetUpInRoot(g.clip, skeleton, g.info,
-                        transitionClipTime(std::max(0.0, t - kFrame), rec.transition), clipB);
-      localToModel(skeleton, clipA, modelsA);
-      localToModel(skeleton, clipB, modelsB);
-      double ownStep = 0.0;
-      jump(scene.pelvis, &f.worstPelvisJump, &f.worstPelvisStep, &ownStep);
-      jump(scene.feet[0], &f.worstFootJump, &f.worstFootStep, &ownStep);
-      jump(scene.feet[1], &f.worstFootJump, &f.worstFootStep, &ownStep);
-    }
-    if (f.recovered && !previous.empty() && ch.state() == CharacterState::Animated) {
+    recovery.observe(ch, recoveryFigures);
+    if (f.recovered && ch.state() == CharacterState::Animated) {
       // Running again: the run clip's own motion of each joint over this frame.
       c.clip(runClip).sample(scene.clipTime, WrapMode::Loop, clipA);
       c.clip(runClip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, clipB);
-      localToModel(skeleton, clipA, modelsA);
-      localToModel(skeleton, clipB, modelsB);
-      double pelvisOwnStep = 0.0, rawStep = 0.0;
-      jump(scene.pelvis, &f.worstResumePelvisJump, &rawStep, &pelvisOwnStep);
-      jump(scene.feet[0], &f.worstResumeFootJump, &rawStep, &f.worstResumeOwnFootStep);
-      jump(scene.feet[1], &f.worstResumeFootJump, &rawStep, &f.worstResumeOwnFootStep);
+      resume.observe(ch, clipA, clipB, resumeFigures);
+    } else {
+      resume.observe(ch);
     }
-    previous = shown;
     if (ch.takeRecoveryFinished()) {
       f.recovered = true;
       f.clipEndPelvisHeight = scene.chosen().info.endPelvisHeight;
@@ -267,6 +243,13 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       if (scene.clipTime > 1.0) f.ranAgain = true;
     }
   }
+  f.worstPelvisJump = recoveryFigures.pelvisJump;
+  f.worstFootJump = recoveryFigures.footJump;
+  f.worstPelvisStep = recoveryFigures.pelvisStep;
+  f.worstFootStep = recoveryFigures.footStep;
+  f.worstResumePelvisJump = resumeFigures.pelvisJump;
+  f.worstResumeFootJump = resumeFigures.footJump;
+  f.worstResumeOwnFootStep = resumeFigures.footOwnStep;
   if (!ch.recoveries().empty()) {
     f.settleTime = ch.recoveries()[0].settleTime - ch.handoffs().front().time;
     f.facing = ch.recoveries()[0].facing;
