@@ -21,11 +21,8 @@ ScenarioRunner::ScenarioRunner(RunOptions options)
     : options_(std::move(options)), impl_(std::make_unique<Impl>()) {}
 ScenarioRunner::~ScenarioRunner() = default;
 
-namespace {
+namespace runner_detail {
 
-using runner_detail::Loaded;
-
-/// What a scenario's result says before it runs.
 ScenarioResult described(const Scenario& scenario) {
   ScenarioResult result;
   result.name = scenario.name;
@@ -36,6 +33,13 @@ ScenarioResult described(const Scenario& scenario) {
   result.driveMode = driveSolverName(scenario.settings.driveSolver);
   return result;
 }
+
+}  // namespace runner_detail
+
+namespace {
+
+using runner_detail::described;
+using runner_detail::Loaded;
 
 bool anyPowered(const ScenarioResult& r) {
   return std::any_of(r.handoffs.begin(), r.handoffs.end(),

@@ -44,6 +44,10 @@ bool getUpEverAllowed(const Scenario& scenario);
 /// The body an impulse names: a slot name, or a bone (its body, or its nearest ancestor's); -1: none.
 int bodyNamed(const RagdollAsset& asset, const Skeleton& skeleton, const std::string& name);
 
+/// What a scenario's result says before it runs (name, description, source, character, clip,
+/// drive mode).
+ScenarioResult described(const Scenario& scenario);
+
 /// Counts gathered while stepping that only the checks read.
 struct RunCounters {
   int blockingViolations = 0;  ///< Steps with other than exactly one blocking representation.

@@ -25,7 +25,6 @@ struct ScenarioSession::Impl {
   double dt = 0.0;
   int substeps = 1;
   int frames = 1;
-  double gravity = 0.0;
   int frame = 0;
   bool failed = false;
   bool finished = false;
@@ -44,15 +43,15 @@ struct ScenarioSession::Impl {
   const Clip* clip = nullptr;
   std::shared_ptr<const Clip> clipHold;  // keeps a switched clip alive
   WrapMode wrap = WrapMode::Clamp;
-  double clipStart = 0.0;       // clip time at scene time clipSceneStart
-  double clipSceneStart = 0.0;  //
-  double clipSpeed = 1.0;       // clip seconds per scene second (0: the pose at clipStart, held)
+  double clipStart = 0.0;  // clip time at scene time clipSceneStart
+  double clipSceneStart = 0.0;
+  double clipSpeed = 1.0;  // clip seconds per scene second (0: the pose at clipStart, held)
   Transform root;
   size_t nextSwitch = 0;
   size_t nextEvent = 0;
   bool teleportPending = false;
   std::vector<size_t> postEvents;  // indexes into s.events
-  std::vector<Transform> locals, dense, models, poses;
+  std::vector<Transform> locals, dense, poses;
 
   // Measures (measure.h), each filling its entry of the result.
   int pelvisJoint = -1;
@@ -84,6 +83,8 @@ struct ScenarioSession::Impl {
   void observe(double t, const AnimationInput& input);
   void measureRecovery();
   void recordFrame(double t, bool first);
+  void appendSeries(double t, bool first);
+  ReplayFrame replayFrame(double t) const;
   void notRun(const ScenarioEvent& e, const std::string& why);
   void measure(const HandoffRecord& record, double t, const char* kind);
   void commit(double t);
@@ -151,7 +152,6 @@ Status ScenarioSession::Impl::create() {
   const size_t bodyCount = asset.bodies.size();
   dt = s.settings.dt;
   substeps = s.settings.substeps;
-  gravity = glm::length(s.world.gravity);
   createWorld();
   makeSettings();
 
@@ -163,7 +163,6 @@ Status ScenarioSession::Impl::create() {
   for (const auto& [time, c] : l->clipSwitches) switches.push_back(std::shared_ptr<const Clip>(l, &c));
   locals.resize(jointCount);
   dense.resize(jointCount);
-  models.resize(jointCount);
   poses.resize(bodyCount);
 
   // Events at t = 0 that change the start (teleport, clip, wall) apply before the character exists.
@@ -418,9 +417,20 @@ const GetUpClip* ScenarioSession::Impl::getUp(Facing facing) const {
   return loaded ? &*loaded : nullptr;
 }
 
+// One frame of the record: the time series entry (and the powered tracking, which follows the
+// frame's own events), then the replay frame showing the same figures.
 void ScenarioSession::Impl::recordFrame(double t, bool first) {
-  const RagdollAsset& asset = *l->asset;
   ch->ragdoll().readBodyPoses(poses);
+  appendSeries(t, first);
+  if (!first) {
+    poweredTracking.observe(*ch, poweredFigures);
+    result.poweredMaxPositionError = poweredFigures.maxPositionError;
+    result.poweredMaxRmsJointError = poweredFigures.maxRmsJointError;
+  }
+  if (replay) replay->frames.push_back(replayFrame(t));
+}
+
+void ScenarioSession::Impl::appendSeries(double t, bool first) {
   const StepStats& stats = world->lastStepStats();
   const Vec3 pelvisWorld = poses[static_cast<size_t>(pelvisBody)].translation;
   TimeSeries& ts = result.series;
@@ -438,15 +448,14 @@ void ScenarioSession::Impl::recordFrame(double t, bool first) {
   ts.settleWindow.push_back(ch->state() == CharacterState::Ragdoll ? ch->settle().timeInWindow() : 0.0);
   ts.blendWeight.push_back(ch->blendWeight());
   ts.driveWeight.push_back(ch->state() == CharacterState::Powered ? ch->driveWeight() : 0.0);
-  if (!first) {
-    poweredTracking.observe(*ch, poweredFigures);
-    result.poweredMaxPositionError = poweredFigures.maxPositionError;
-    result.poweredMaxRmsJointError = poweredFigures.maxRmsJointError;
-  }
   ts.contacts.push_back(stats.contactPoints);
   ts.activeBodies.push_back(stats.activeBodies);
   ts.sleepingBodies.push_back(stats.sleepingBodies);
-  if (!replay) return;
+}
+
+ReplayFrame ScenarioSession::Impl::replayFrame(double t) const {
+  const RagdollAsset& asset = *l->asset;
+  const TimeSeries& ts = result.series;
   ReplayFrame frame;
   frame.time = t;
   frame.state = ts.state.back();
@@ -471,7 +480,7 @@ void ScenarioSession::Impl::recordFrame(double t, bool first) {
   f.driveWeight = ts.driveWeight.back();
   f.contactPoints = ts.contacts.back();
   f.activeBodies = ts.activeBodies.back();
-  replay->frames.push_back(std::move(frame));
+  return frame;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -590,13 +599,7 @@ Result<std::unique_ptr<ScenarioSession>> ScenarioSession::startLoaded(
   impl->mode = mode;
   impl->replay = replay;
   impl->frames = std::max(1, static_cast<int>(std::lround(endTime / scenario.settings.dt)));
-  ScenarioResult& r = impl->result;
-  r.name = scenario.name;
-  r.description = scenario.description;
-  r.source = scenario.sourceName.empty() ? "built-in" : scenario.sourceName;
-  r.character = scenario.character.file;
-  r.clip = scenario.clip.name.empty() ? "#" + std::to_string(scenario.clip.index) : scenario.clip.name;
-  r.driveMode = driveSolverName(scenario.settings.driveSolver);
+  impl->result = runner_detail::described(scenario);
   if (Status st = impl->create(); !st) return Error{st.error()};
   return std::unique_ptr<ScenarioSession>(new ScenarioSession(std::move(impl)));
 }
