@@ -33,42 +33,39 @@ Result<const Clip*> findClip(const ImportedAsset& file, const ScenarioClip& ref,
   return &file.clips[static_cast<size_t>(ref.index)];
 }
 
-Result<Clip> loadClipRef(Cache& cache, const Scenario& s, const ScenarioClip& ref,
-                         const ImportedAsset& character, const std::string& characterPath,
-                         std::span<const std::string> dirs, bool sameSkeleton) {
-  if (ref.file.empty()) {
-    Result<const Clip*> clip = findClip(character, ref, characterPath);
-    if (!clip) return Error{clip.error()};
-    return **clip;
-  }
-  Result<std::string> path = resolveScenarioFile(s, ref.file, dirs);
-  if (!path) return Error{path.error()};
-  Result<std::shared_ptr<const ImportedAsset>> file = cache.import(*path, 0.0);
-  if (!file) return Error{file.error()};
-  Result<const Clip*> clip = findClip(**file, ref, *path);
-  if (!clip) return Error{clip.error()};
-  if (sameSkeleton && (*file)->skeleton.jointNames != character.skeleton.jointNames) {
-    return Error{*path + ": the clip's skeleton differs from the character's"};
-  }
-  return **clip;
-}
-
-/// A get-up clip reference resolved and imported.
-struct GetUpSource {
+/// A clip reference in a file of its own, resolved and imported.
+struct ClipSource {
   std::string path;
   std::shared_ptr<const ImportedAsset> file;
   const Clip* clip = nullptr;
 };
 
-Result<GetUpSource> importGetUp(Cache& cache, const Scenario& s, const ScenarioClip& ref,
-                                std::span<const std::string> dirs) {
+Result<ClipSource> importClip(Cache& cache, const Scenario& s, const ScenarioClip& ref,
+                              std::span<const std::string> dirs) {
   Result<std::string> path = resolveScenarioFile(s, ref.file, dirs);
   if (!path) return Error{path.error()};
   Result<std::shared_ptr<const ImportedAsset>> file = cache.import(*path, 0.0);
   if (!file) return Error{file.error()};
   Result<const Clip*> clip = findClip(**file, ref, *path);
   if (!clip) return Error{clip.error()};
-  return GetUpSource{*path, *file, *clip};
+  return ClipSource{*path, *file, *clip};
+}
+
+/// A played clip: in the character file, or in a file of its own on the same skeleton.
+Result<Clip> loadClipRef(Cache& cache, const Scenario& s, const ScenarioClip& ref,
+                         const ImportedAsset& character, const std::string& characterPath,
+                         std::span<const std::string> dirs) {
+  if (ref.file.empty()) {
+    Result<const Clip*> clip = findClip(character, ref, characterPath);
+    if (!clip) return Error{clip.error()};
+    return **clip;
+  }
+  Result<ClipSource> source = importClip(cache, s, ref, dirs);
+  if (!source) return Error{source.error()};
+  if (source->file->skeleton.jointNames != character.skeleton.jointNames) {
+    return Error{source->path + ": the clip's skeleton differs from the character's"};
+  }
+  return *source->clip;
 }
 
 bool sameRig(const Skeleton& a, const Skeleton& b) {
@@ -84,11 +81,11 @@ Result<std::pair<GetUpClip, GetUpClip>> loadGetUps(Cache& cache, const Scenario&
                                                    const ScenarioClip& proneRef,
                                                    const ImportedAsset& character, const RagdollAsset& asset,
                                                    std::span<const std::string> dirs, bool complete) {
-  Result<GetUpSource> up = importGetUp(cache, s, supineRef, dirs);
+  Result<ClipSource> up = importClip(cache, s, supineRef, dirs);
   if (!up) return Error{"recovery.supine: " + up.error()};
-  Result<GetUpSource> down = importGetUp(cache, s, proneRef, dirs);
+  Result<ClipSource> down = importClip(cache, s, proneRef, dirs);
   if (!down) return Error{"recovery.prone: " + down.error()};
-  const std::array<const GetUpSource*, 2> sources{&*up, &*down};
+  const std::array<const ClipSource*, 2> sources{&*up, &*down};
   std::array<HumanoidMap, 2> maps{asset.map, asset.map};
   for (size_t i = 0; i < 2; ++i) {
     if (sameRig(sources[i]->file->skeleton, character.skeleton)) continue;
@@ -145,7 +142,7 @@ Result<std::shared_ptr<const ImportedAsset>> Cache::import(const std::string& pa
 
 Result<Clip> loadSwitchClip(Cache& cache, const RunOptions& options, const Scenario& s, const Loaded& l,
                             const ScenarioClip& ref) {
-  return loadClipRef(cache, s, ref, *l.character, l.characterPath, options.searchDirs, true);
+  return loadClipRef(cache, s, ref, *l.character, l.characterPath, options.searchDirs);
 }
 
 Result<std::pair<GetUpClip, GetUpClip>> loadScenarioGetUps(Cache& cache, const RunOptions& options,
@@ -229,12 +226,12 @@ Result<Loaded> load(Cache& cache, const RunOptions& options, const Scenario& s) 
     l.asset = it->second;
   }
 
-  Result<Clip> clip = loadClipRef(cache, s, s.clip, *l.character, *characterPath, dirs, true);
+  Result<Clip> clip = loadClipRef(cache, s, s.clip, *l.character, *characterPath, dirs);
   if (!clip) return Error{"clip: " + clip.error()};
   l.clip = std::move(clip).value();
   for (size_t i = 0; i < s.events.size(); ++i) {
     if (const auto* c = std::get_if<ScenarioEvent::Clip>(&s.events[i].payload)) {
-      Result<Clip> switched = loadClipRef(cache, s, c->clip, *l.character, *characterPath, dirs, true);
+      Result<Clip> switched = loadClipRef(cache, s, c->clip, *l.character, *characterPath, dirs);
       if (!switched) return Error{"events[" + std::to_string(i) + "]: " + switched.error()};
       l.clipSwitches.emplace_back(s.events[i].time, std::move(switched).value());
     }
