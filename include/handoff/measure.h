@@ -20,7 +20,6 @@
 #include "handoff/handoff.h"
 #include "handoff/physics.h"
 
-#include <array>
 #include <optional>
 #include <span>
 #include <string>
