@@ -151,19 +151,16 @@ struct RunFigures {
   TransitionPlan transition;
   double gatherTime = 0.0;       ///< Servos pulling the limbs toward the clip's first frame. [s]
   double weightZeroError = 1.0;  ///< Displayed vs fallen bones at the recovery's first frame. [m]
-  double worstPelvisJump = 0.0;  ///< Per frame, beyond the clip's own motion. [m]
-  double worstFootJump = 0.0;
-  double worstPelvisStep = 0.0;  ///< Per frame, raw. [m]
-  double worstFootStep = 0.0;
+  /// Per frame of the recovery, the displayed pelvis and feet against the get-up clip at the time
+  /// the character plays it (RecoveryJumpMeasure): beyond the clip's own motion, and raw.
+  JumpFigures recovery;
   double finalPelvisHeight = 0.0;    ///< Displayed, when the recovery finished. [m]
   double clipEndPelvisHeight = 0.0;  ///< The chosen clip's own last-frame pelvis above its floor. [m]
   double getUpTail = 0.0;            ///< The chosen clip's completion tail (0: none). [s]
   std::array<double, 2> finalFootHeight{1.0, 1.0};  ///< Lowest point under each foot. [m]
-  /// Per frame of the resumed run (its first second), beyond the run clip's own motion. [m]
-  double worstResumePelvisJump = 0.0;
-  double worstResumeFootJump = 0.0;
-  double worstResumeOwnFootStep = 0.0;  ///< The run clip's own fastest foot move per frame there. [m]
-  double exitBlend = 0.0;               ///< RecoveryRecord::exitBlend. [s]
+  /// Per frame of the resumed run (its first second), against the run clip's own motion.
+  JumpFigures resume;
+  double exitBlend = 0.0;  ///< RecoveryRecord::exitBlend. [s]
   int blockingViolations = 0;
   bool recovered = false;
   bool ranAgain = false;
@@ -184,9 +181,8 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
   std::vector<Transform> clipA(n), clipB(n);
   // The runner's measures (measure.h): the recovery against the get-up clip at the time the
   // character plays it; the resumed run against the run clip's own motion over each frame.
-  RecoveryJumpMeasure recovery(ch);
-  DisplayJumpMeasure resume(ch);
-  JumpFigures recoveryFigures, resumeFigures;
+  RecoveryJumpMeasure recoveryJumps(ch);
+  DisplayJumpMeasure resumeJumps(ch);
   bool running = true;
   for (int step = 0; step < 60 * 20 && !f.ranAgain; ++step) {
     const CharacterState before = ch.state();
@@ -217,14 +213,14 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       f.transition = ch.recoveries().back().transition;
       f.gatherTime = ch.recoveries().back().gatherTime;
     }
-    recovery.observe(ch, recoveryFigures);
+    recoveryJumps.observe(ch, f.recovery);
     if (f.recovered && ch.state() == CharacterState::Animated) {
       // Running again: the run clip's own motion of each joint over this frame.
       c.clip(runClip).sample(scene.clipTime, WrapMode::Loop, clipA);
       c.clip(runClip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, clipB);
-      resume.observe(ch, clipA, clipB, resumeFigures);
+      resumeJumps.observe(ch, clipA, clipB, f.resume);
     } else {
-      resume.observe(ch);
+      resumeJumps.observe(ch);
     }
     if (ch.takeRecoveryFinished()) {
       f.recovered = true;
@@ -243,13 +239,6 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       if (scene.clipTime > 1.0) f.ranAgain = true;
     }
   }
-  f.worstPelvisJump = recoveryFigures.pelvisJump;
-  f.worstFootJump = recoveryFigures.footJump;
-  f.worstPelvisStep = recoveryFigures.pelvisStep;
-  f.worstFootStep = recoveryFigures.footStep;
-  f.worstResumePelvisJump = resumeFigures.pelvisJump;
-  f.worstResumeFootJump = resumeFigures.footJump;
-  f.worstResumeOwnFootStep = resumeFigures.footOwnStep;
   if (!ch.recoveries().empty()) {
     f.settleTime = ch.recoveries()[0].settleTime - ch.handoffs().front().time;
     f.facing = ch.recoveries()[0].facing;
