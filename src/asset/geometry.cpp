@@ -235,19 +235,41 @@ NameKey nameKey(std::string_view name) {
   }
   flush();
   NameKey key;
-  for (const std::string& t : tokens) {
+  key.helper = !name.empty() && name[0] == '_';
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if (t == "mch" || t == "tweak" || t == "twist" || t == "share" || t == "sharebone" || t == "roll" ||
+        t == "ik" || t == "pole" || t == "poletarget" || t == "target" || t == "ctrl" || t == "control" ||
+        t == "helper" || t == "end" || t == "nub" || t == "sec" || t == "adj" || t == "fk" ||
+        (t == "org" && i == 0) || (t == "pt" && i == 0)) {
+      key.helper = true;
+    }
     if (t == "l" || t == "left") {
       key.side = 'L';
     } else if (t == "r" || t == "right") {
       key.side = 'R';
     } else if (isDigit(t[0]) || t == "def" || t == "mixamorig" || t == "bip" || t == "org" ||
-               t == "armature" || t == "bn" || t == "jnt") {
+               t == "armature" || t == "bn" || t == "jnt" || (i + 1 < tokens.size() && (t == "j" || t == "cc")) ||
+               (t == "c" && i + 1 < tokens.size()) || (t == "base" && i == 1 && tokens[0] == "cc")) {
       continue;
     } else {
       key.core += t;
+      key.tokens.push_back(t);
     }
   }
   return key;
+}
+
+bool nameIs(const NameKey& key, std::string_view name) {
+  // One-word generic names match the whole name only: "LowerArm" is no "arm", "UpLeg" no "leg".
+  if (name == "arm" || name == "leg" || name == "hip") return key.core == name;
+  std::string suffix;
+  for (size_t i = key.tokens.size(); i-- > 0;) {
+    suffix = key.tokens[i] + suffix;
+    if (suffix == name) return true;
+    if (suffix.size() >= name.size()) return false;
+  }
+  return false;
 }
 
 Vec3 perpendicularTo(const Vec3& v, const Vec3& axis, const Vec3& fallback) {
