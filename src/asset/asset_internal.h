@@ -96,7 +96,7 @@ struct SlotGeometry {
   std::optional<Vec3> feetForward;                    ///< Horizontal heel-to-toe direction, when feet exist.
 };
 
-/// Findings on an implausible humanoid (docs/ASSET.md): "implausible_scale" (error outside the
+/// Findings on an implausible humanoid (docs/ASSET.md): "implausible_scale" (with both legs: error outside the
 /// kHumanHipMin-kHumanHipMax hip heights, warning outside 0.5-1.4 m), "proportion" (thigh/shank and
 /// upper arm/forearm outside 0.4-2.5, left and right differing by more than 20 %), "side_swap" (the
 /// left thigh on the right of the character's facing), "head_offset" (the head more than 12 % of

@@ -690,7 +690,10 @@ Result<RagdollAsset> Builder::run() {
   if (!map) return Error{map.error()};
   map_ = map->map;
   if (mapReport_) *mapReport_ = *map;
-  findings_.insert(findings_.end(), map->findings.begin(), map->findings.end());
+  // The plausibility findings come again, on the bodies, from validateRagdoll below.
+  for (const Finding& f : map->findings) {
+    if (f.code.rfind("map_", 0) == 0) findings_.push_back(f);
+  }
 
   height_ = info_.topY - info_.floorY;
   hipHeight_ = pos(Slot::Pelvis).y - info_.floorY;

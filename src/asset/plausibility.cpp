@@ -30,7 +30,9 @@ std::vector<Finding> plausibilityFindings(const SlotGeometry& g) {
   if (!at(Slot::Pelvis)) return out;
   const double hip = at(Slot::Pelvis)->y - g.floorY;
   const std::string fix = hip > 0.0 ? figure(0.95 / hip, "%.4g") : std::string("?");
-  if (!(hip >= kHumanHipMin && hip <= kHumanHipMax)) {
+  const bool legs = at(Slot::LowerLegL) && at(Slot::LowerLegR);  // a hip height needs legs
+  if (!legs) {
+  } else if (!(hip >= kHumanHipMin && hip <= kHumanHipMax)) {
     add(Finding::Severity::Error, "implausible_scale", "pelvis",
         "the pelvis stands " + figure(hip) + " m above the feet, outside the " + figure(kHumanHipMin) + "-" +
             figure(kHumanHipMax) + " m of a human-scale character: re-import with the unit scale times " + fix +
