@@ -234,6 +234,22 @@ NameKey nameKey(std::string_view name) {
     current.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   flush();
+  // A side marker inside the name with a word after it ends a character-name prefix: Unity's
+  // "Character1_LeftArm" and "RobotLeftUpLeg" are "arm" and "upleg".
+  for (size_t i = 1; i + 1 < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    const bool side = t == "l" || t == "r" || t == "left" || t == "right";
+    const bool wordAfter = std::any_of(tokens.begin() + static_cast<std::ptrdiff_t>(i) + 1, tokens.end(),
+                                       [](const std::string& w) { return !isDigit(w[0]); });
+    const bool prefixIsName = std::none_of(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(i),
+                                           [](const std::string& w) {
+                                             return w == "mch" || w == "org" || w == "def" || w == "tweak";
+                                           });
+    if (side && wordAfter && prefixIsName) {
+      tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
   NameKey key;
   key.helper = !name.empty() && name[0] == '_';
   for (size_t i = 0; i < tokens.size(); ++i) {

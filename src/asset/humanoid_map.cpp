@@ -381,6 +381,9 @@ void Mapper::findArms() {
     if (s == namedHead_) continue;  // hair, hats and face chains hang from the head
     for (int c : info_.children[static_cast<size_t>(s)]) {
       if (i + 1 < spinePath_.size() && c == spinePath_[i + 1]) continue;
+      // Legs hanging off a spine bone are no arms.
+      if (std::any_of(legs_.begin(), legs_.end(), [&](const Chain& leg) { return info_.isAncestor(c, leg.root); }))
+        continue;
       const auto far = info_.farthestInSubtree(c, info_.pos(s));
       if (far.distance < 0.3 * hipHeight_) continue;
       Chain arm;
@@ -542,7 +545,7 @@ void Mapper::findSpineAndHead() {
   }
   int head = -1;
   for (size_t i = static_cast<size_t>(a) + 1; i < spinePath_.size(); ++i) {
-    if (nameKey(s_.jointNames[static_cast<size_t>(spinePath_[i])]).core == "head") {
+    if (namedAs(s_, spinePath_[i], {"head"})) {
       head = static_cast<int>(i);
       break;
     }
@@ -564,6 +567,7 @@ void Mapper::findSpineAndHead() {
   if (head < 0) {
     const double span = glm::length(crown - info_.pos(spinePath_[static_cast<size_t>(a)]));
     for (size_t i = static_cast<size_t>(a) + 1; i < spinePath_.size(); ++i) {
+      if (nameKey(s_.jointNames[static_cast<size_t>(spinePath_[i])]).helper) continue;  // "_end", "Nub"
       if (glm::length(crown - info_.pos(spinePath_[i])) >= 0.25 * span) head = static_cast<int>(i);
     }
     if (head < 0 && static_cast<size_t>(a) + 1 < spinePath_.size()) head = a + 1;
