@@ -309,6 +309,17 @@ class Character {
   double blendWeight() const { return blendWeight_; }
   /// True once after a recovery finished: the game resumes its animation from displayRoot().
   bool takeRecoveryFinished();
+  /// The get-up clip the last recovery plays (the supine or the prone one); nullptr before the
+  /// first recovery.
+  const GetUpClip* recoveryClip() const { return getUp_; }
+  /// The time in recoveryClip() the display shows at the last postStep of the recovery
+  /// (transitionClipTime: the clip holds its first frame for the planned transition's `hold`,
+  /// then plays); kept after the recovery ends. [s] [>= 0]
+  double recoveryClipTime() const;
+  /// The points the recovery transition and the exit blend bound: the Pelvis slot's joint, then
+  /// per side the FootL/FootR slot's joint, else the joint below the lower leg (a missing slot
+  /// is left out). Skeleton joint indices.
+  std::span<const int> trackedJoints() const { return trackedJoints_; }
 
   /// Number of blocking representations active (dynamic enabled limbs count as one, the
   /// capsule as one). Exactly 1 at every step: the invariant tests check.

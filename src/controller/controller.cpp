@@ -584,7 +584,7 @@ void Character::recoveringPostStep(double dt) {
   transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_, transitionPlan_, display_);
   displayRoot_ = recoveryRoot_;
   blendWeight_ = transitionWeight(recoveryTime_, transitionPlan_);
-  if (transitionClipTime(recoveryTime_, transitionPlan_) >= getUp_->clip.duration()) {
+  if (recoveryClipTime() >= getUp_->clip.duration()) {
     // Standing: animation owns every body again, blocking restored, capsule stays on.
     ragdoll_->setBlocking(true);
     state_ = CharacterState::Animated;
@@ -599,6 +599,8 @@ void Character::recoveringPostStep(double dt) {
     event("recovered", format("stood up after %.2f s", recoveryTime_));
   }
 }
+
+double Character::recoveryClipTime() const { return transitionClipTime(recoveryTime_, transitionPlan_); }
 
 void Character::startExitBlend() {
   exitPending_ = false;

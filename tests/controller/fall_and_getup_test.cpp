@@ -57,10 +57,11 @@ void printFigures(const char* label, const test::RunFigures& f, double rigHip) {
       "run clip's own motion pelvis %.1f mm, feet %.1f mm (the clip's own fastest foot %.1f mm per frame)\n",
       label, facingName(f.facing), facingSourceName(f.facingSource), f.settleTime, f.gatherTime,
       f.transition.duration, f.transition.hold, f.transition.worstPointSpeed, f.weightZeroError * 1e3,
-      f.worstPelvisJump * 1e3, f.worstFootJump * 1e3, f.worstPelvisStep * 1e3, f.worstFootStep * 1e3,
-      f.finalPelvisHeight, f.clipEndPelvisHeight, f.getUpTail, rigHip, (f.finalPelvisHeight - rigHip) * 100.0,
-      f.finalFootHeight[0] * 100.0, f.finalFootHeight[1] * 100.0, f.recovered, f.ranAgain, f.exitBlend,
-      f.worstResumePelvisJump * 1e3, f.worstResumeFootJump * 1e3, f.worstResumeOwnFootStep * 1e3);
+      f.recovery.pelvisJump * 1e3, f.recovery.footJump * 1e3, f.recovery.pelvisStep * 1e3,
+      f.recovery.footStep * 1e3, f.finalPelvisHeight, f.clipEndPelvisHeight, f.getUpTail, rigHip,
+      (f.finalPelvisHeight - rigHip) * 100.0, f.finalFootHeight[0] * 100.0, f.finalFootHeight[1] * 100.0,
+      f.recovered, f.ranAgain, f.exitBlend, f.resume.pelvisJump * 1e3, f.resume.footJump * 1e3,
+      f.resume.footOwnStep * 1e3);
 }
 
 // The shared figures every end-to-end run must meet.
@@ -74,8 +75,8 @@ void expectGoodRecovery(const test::RunFigures& f, double rigHip) {
   // Issue 5: on every frame of the recovery the pelvis and both feet move at most 2 cm per 60 Hz
   // frame beyond the clip's own motion over that frame. The transition is planned with a
   // 1 m/s bound (1.7 cm per frame), so 2 cm also holds a margin for rounding.
-  EXPECT_LT(f.worstPelvisJump, 0.02);
-  EXPECT_LT(f.worstFootJump, 0.02);
+  EXPECT_LT(f.recovery.pelvisJump, 0.02);
+  EXPECT_LT(f.recovery.footJump, 0.02);
   EXPECT_TRUE(f.transition.boundMet);
   EXPECT_GE(f.transition.duration, TransitionSettings{}.duration);
   // It stands where the clip's last frame stands it: the root on the floor (y = 0), so the pelvis
@@ -98,8 +99,8 @@ void expectGoodRecovery(const test::RunFigures& f, double rigHip) {
   // fastest foot move per frame (a cut moved a DeepMimic foot 45 cm and a Mesh2Motion foot 72 cm
   // in one frame).
   EXPECT_GT(f.exitBlend, 0.0);
-  EXPECT_LT(f.worstResumePelvisJump, 0.02);
-  EXPECT_LT(f.worstResumeFootJump, f.worstResumeOwnFootStep);
+  EXPECT_LT(f.resume.pelvisJump, 0.02);
+  EXPECT_LT(f.resume.footJump, f.resume.footOwnStep);
 }
 
 TEST(FallAndGetUp, DeepMimicRunFallsSettlesGetsUpAndRunsAgain) {
