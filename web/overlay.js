@@ -137,10 +137,6 @@ export function limitGeometry(lower, upper, length) {
 export function swingDirection(y, z) {
   return new THREE.Vector3(Math.cos(y) * Math.cos(z), Math.sin(z), -Math.sin(y) * Math.cos(z));
 }
-/// The inverse of swingDirection for a unit direction in frame A: {y, z}.
-export function swingAngles(d) {
-  return { y: Math.atan2(-d.z, d.x), z: Math.asin(Math.max(-1, Math.min(1, d.y))) };
-}
 
 /// Translucent static boxes with their edges drawn, so a character on or behind them stays visible.
 export function styleStaticBox(mesh) {

@@ -28,11 +28,16 @@ export function createStage(container) {
     requestRender() {
       stage.dirty = true;
     },
-    /// Starts the loop: tick(dt) then a render whenever active() or a render was requested.
-    start(tick, active = () => false) {
+    /// Starts the loop: tick(dt) then a render whenever active() or a render was requested, at
+    /// most maxFps times a second.
+    start(tick, active = () => false, maxFps = Infinity) {
       let last = performance.now();
       const loop = () => {
         const now = performance.now();
+        if (now - last < 1000 / maxFps - 1) {
+          requestAnimationFrame(loop);
+          return;
+        }
         const dt = Math.min((now - last) / 1000, 0.1);
         last = now;
         if (active() || stage.dirty) {

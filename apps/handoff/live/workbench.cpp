@@ -778,6 +778,12 @@ Workbench::Timing Workbench::timing() const {
   return t;
 }
 
+json Workbench::timingJson() const {
+  const Timing t = timing();
+  return {{"meanMs", t.mean},     {"p95Ms", t.p95},       {"maxMs", t.max},     {"cpuMeanMs", t.cpuMean},
+          {"cpuP95Ms", t.cpuP95}, {"cpuMaxMs", t.cpuMax}, {"frames", t.frames}, {"startMs", lastStartMs_}};
+}
+
 std::vector<std::string> Workbench::takeNotices() {
   std::vector<std::string> out;
   out.swap(notices_);

@@ -169,6 +169,8 @@ class Workbench {
     int frames = 0;
   };
   Timing timing() const;
+  /// timing() and lastStartMs() as the page shows them.
+  nlohmann::json timingJson() const;
   /// The last frame's server time: wall clock and thread CPU. [ms]
   double lastFrameMs() const { return lastMs_; }
   double lastFrameCpuMs() const { return lastCpuMs_; }
@@ -214,6 +216,7 @@ class Workbench {
   std::string frameText_;
   std::uint64_t frameSerial_ = 0;
   std::string checksText_ = "[]";
+  std::string timingText_ = "{}";
   std::filesystem::path rigPath_;
   std::vector<double> frameMs_, frameCpuMs_;
   double lastMs_ = 0.0, lastCpuMs_ = 0.0;
