@@ -214,7 +214,9 @@ test('a drag on the chest hits it: the chest moves along the drag', async () => 
 
 test('ragdoll: the state changes in the frame after the press', async () => {
   // Back to animation after the hit reaction.
-  await page.waitForFunction(() => window.live.lastDrawn?.state === 'animated', null, { timeout: 10000, polling: 50 });
+  // (The newest frame received, not only the one drawn: the page draws a few frames a second.)
+  await page.waitForFunction(() => window.live.frames.at(-1)?.state === 'animated' && window.live.lastDrawn?.state === 'animated',
+    null, { timeout: 10000, polling: 50 });
   await page.click('#btnRagdoll');
   await page.waitForFunction(() => window.live.lastDrawn?.state === 'ragdoll', null, { timeout: 10000, polling: 50 });
   const r = await live(() => ({
@@ -228,11 +230,11 @@ test('ragdoll: the state changes in the frame after the press', async () => {
   console.log(`ragdoll pressed: the event acts in frame ${eventFrame} (the server was at ${eventFrame - 1}); first ragdoll ` +
     `frame received ${r.first}, first drawn ${r.drawn.f}, ${r.drawn.drawnAt - r.command.sentAt} ms after the click ` +
     `(headless SwiftShader draws at ~${(await drawRate()).toFixed(0)} Hz)`);
-  assert.equal(shown, 'ragdoll');
+  assert.equal(shown, 'ragdoll', JSON.stringify({ r, states: series.state.slice(eventFrame - 3, eventFrame + 3) }));
   assert.equal(r.command.cmd.type, 'ragdoll');
-  assert.equal(series.state[eventFrame - 1], 'animated');
+  assert.equal(series.state[eventFrame - 1], 'animated', JSON.stringify({ r, states: series.state.slice(eventFrame - 3, eventFrame + 3) }));
   assert.equal(series.state[eventFrame], 'ragdoll');
-  assert.equal(r.first, eventFrame);
+  assert.equal(r.first, eventFrame, JSON.stringify({ r, states: series.state.slice(eventFrame - 3, eventFrame + 3) }));
   await waitFrame(eventFrame + 40);
   await settle();
   await scrollPanel('figuresBox');

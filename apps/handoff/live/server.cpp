@@ -582,7 +582,7 @@ int runBench(const ServerOptions& options, double seconds) {
     std::printf(")\n");
   };
   std::printf("handoff live --bench: %s, %zu frames at %.0f Hz (ragdoll at 1.0 s, chest hit at 1.1 s)\n",
-              s.character.file.c_str(), wall.size(), 1.0 / s.settings.dt);
+              wb.scenario().character.file.c_str(), wall.size(), 1.0 / s.settings.dt);
   std::printf("  open (import, build, session start, rig): %.1f ms\n", openMs);
   std::printf("  server time per frame (step + frame encoding):\n");
   summary("thread CPU", cpu);

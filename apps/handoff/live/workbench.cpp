@@ -743,9 +743,12 @@ void Workbench::encodeFrame(double stepMs, double stepCpuMs) {
   out += ",\"speed\":";
   appendNumber(out, speed_);
 
-  if (session.frame() % std::max(1, options_.checksEvery) == 0)
+  if (session.frame() % std::max(1, options_.checksEvery) == 0) {
     checksText_ = checksJson(session.snapshot()).dump();
+    timingText_ = timingJson().dump();
+  }
   out += ",\"checks\":" + checksText_;
+  out += ",\"timing\":" + timingText_;
   if (session.character().events().size() != characterEventsSeen_) {
     characterEventsSeen_ = session.character().events().size();
     bumpLog();
@@ -900,10 +903,7 @@ json Workbench::state() const {
   j["playing"] = playing_;
   j["speed"] = speed_;
   j["leadIn"] = options_.leadIn;
-  const Timing t = timing();
-  j["timing"] = {{"meanMs", t.mean},       {"p95Ms", t.p95},         {"maxMs", t.max},
-                 {"cpuMeanMs", t.cpuMean}, {"cpuP95Ms", t.cpuP95},   {"cpuMaxMs", t.cpuMax},
-                 {"frames", t.frames},     {"startMs", lastStartMs_}};
+  j["timing"] = timingJson();
   return j;
 }
 
