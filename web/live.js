@@ -324,11 +324,13 @@ function applyState(doc) {
   $('play').textContent = doc.playing ? '❚❚' : '▶';
   showTiming(doc.timing);
   // Map report and validator findings.
-  $('map').replaceChildren(...doc.map.filter((m) => m.bone || m.required).map((m) => {
+  const header = document.createElement('tr');
+  header.innerHTML = `<td>map confidence</td><td>${fmt(doc.mapConfidence, 2)}</td>`;
+  $('map').replaceChildren(header, ...doc.map.filter((m) => m.bone || m.required).map((m) => {
     const row = document.createElement('tr');
     row.innerHTML = `<td></td><td></td>`;
     row.cells[0].textContent = m.slot;
-    row.cells[1].textContent = m.bone ?? '(none)';
+    row.cells[1].textContent = `${m.bone ?? '(none)'} · ${m.source} ${fmt(m.confidence, 2)}`;
     return row;
   }));
   const all = [...doc.findings.map((f) => ({ ...f, source: 'validator' })), ...doc.mapNotes.map((f) => ({ ...f, source: 'map' }))];

@@ -225,6 +225,20 @@ TEST_F(WorkbenchTest, TuningTheKneeReplaysTheFallFromBeforeTheTrigger) {
   EXPECT_FALSE(wb_->tune(J(R"({"groups": {"kneee": {"upper": [0, 0, 1]}}})")));
   EXPECT_FALSE(wb_->tune(J(R"({"joints": {"left_knee": {"stiff": 1}}})")));
   EXPECT_FALSE(wb_->tune(J(R"({"settings": {"substeps": 0}})")));
+  EXPECT_FALSE(wb_->tune(J(R"({"group": {"knee": {"upper": [0, 0, 1]}}})")));  // a misspelt section
+}
+
+TEST_F(WorkbenchTest, SettingsGoThroughTheScenarioAndResetToTheOpenedOnes) {
+  play(0.2);
+  ASSERT_TRUE(wb_->tune(
+      J(R"({"settings": {"displayBlendTime": 0.3, "substeps": 4}, "recovery": {"settleWindow": 0.8}})")));
+  EXPECT_EQ(wb_->scenario().settings.displayBlendTime, 0.3);
+  EXPECT_EQ(wb_->scenario().settings.substeps, 4);
+  EXPECT_EQ(wb_->scenario().recovery.settleWindow, 0.8);
+  EXPECT_EQ(wb_->state()["settings"]["substeps"], 4);
+  ASSERT_TRUE(wb_->tune(J(R"({"resetSettings": true})")));
+  EXPECT_EQ(wb_->scenario().settings, ScenarioSettings{});
+  EXPECT_EQ(wb_->scenario().recovery, ScenarioRecovery{});
 }
 
 TEST_F(WorkbenchTest, ASavedSessionIsWhatTheRunnerPlaysFrameForFrame) {

@@ -130,7 +130,9 @@ test('start-up: the page draws the first streamed frame of the real library', as
   assert.equal(t.doc.bodies.length, 13);
   assert.equal((await page.textContent('#state')).trim(), 'animated');
   // The map report and the validator's findings are in the page.
-  assert.equal(await page.locator('#map tr').count(), t.doc.map.filter((m) => m.bone || m.required).length);
+  assert.equal(await page.locator('#map tr').count(), 1 + t.doc.map.filter((m) => m.bone || m.required).length);
+  assert.ok(t.doc.mapConfidence > 0.5, `map confidence ${t.doc.mapConfidence}`);
+  assert.match(await page.textContent('#map'), /pelvis\s*root · (name|structure) 0\.\d\d/);
   assert.match(await page.textContent('#findingCount'), /\(0 errors, \d+ warnings, \d+ notes\)/);
 });
 

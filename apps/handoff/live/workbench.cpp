@@ -197,10 +197,22 @@ Status Workbench::open(Scenario s, std::string origin) {
   if (!imported) return Error{imported.error()};
   auto character = std::make_shared<const ImportedAsset>(std::move(imported).value());
   if (character->clips.empty()) return Error{*path + ": the file has no clips (the workbench plays one)"};
-  std::vector<Finding> notes;
-  if (Result<HumanoidMap> map = mapHumanoid(character->skeleton, &notes); !map) {
-    return Error{*path + ": " + map.error()};
+  // The map report (docs/RIGS.md): per slot how it was decided and how sure the mapper is, from
+  // the scenario's map file, the file's own humanoid bones, then names and structure.
+  MapInputs inputs;
+  inputs.fileHumanoid = character->humanoidBones;
+  if (!s.character.map.empty()) {
+    Result<std::string> mapPath = resolveScenarioFile(s, s.character.map, dirs);
+    if (!mapPath) return Error{"character.map: " + mapPath.error()};
+    std::ifstream in(*mapPath, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) return Error{"character.map: cannot read '" + *mapPath + "'"};
+    inputs.userJson = text.str();
+    inputs.userSource = *mapPath;
   }
+  Result<HumanoidMapReport> report = mapHumanoidReport(character->skeleton, inputs);
+  if (!report) return Error{*path + ": " + report.error()};
   Scenario base = s;
   base.events.clear();
   const std::vector<ScenarioEvent> events = s.events;
@@ -218,7 +230,7 @@ Status Workbench::open(Scenario s, std::string origin) {
     tuning_ = oldTuning;
     return st;
   }
-  mapNotes_ = std::move(notes);
+  mapReport_ = std::move(report).value();
   opened_ = base_;
   characterPath_ = *path;
   origin_ = std::move(origin);
@@ -887,16 +899,20 @@ json Workbench::state() const {
   json map = json::array();
   for (int s = 0; s < kSlotCount; ++s) {
     const int joint = a.map[static_cast<Slot>(s)];
+    const SlotDecision& d = mapReport_.slots[static_cast<size_t>(s)];
     map.push_back(
         {{"slot", slotName(static_cast<Slot>(s))},
+         {"source", mapSourceName(d.source)},
+         {"confidence", d.confidence},
          {"bone", joint >= 0 && joint < sk.jointCount() ? json(sk.jointNames[static_cast<size_t>(joint)])
                                                         : json(nullptr)},
          {"required", slotRequired(static_cast<Slot>(s))}});
   }
   j["map"] = map;
   json notes = json::array();
-  for (const Finding& f : mapNotes_) notes.push_back(findingJson(f));
+  for (const Finding& f : mapReport_.findings) notes.push_back(findingJson(f));
   j["mapNotes"] = notes;
+  j["mapConfidence"] = mapReport_.confidence;
   json findings = json::array();
   for (const Finding& f : findings_) findings.push_back(findingJson(f));
   j["findings"] = findings;

@@ -203,7 +203,7 @@ class Workbench {
   Scenario base_;              ///< The scenario without the session's events and end time.
   Scenario opened_;            ///< base_ as opened (what a reset of the settings goes back to).
   Tuning tuning_;
-  std::vector<Finding> mapNotes_;
+  HumanoidMapReport mapReport_;  ///< How the character maps (its findings are the map notes).
   std::vector<Finding> findings_;
   bool playing_ = true;
   double speed_ = 1.0;
