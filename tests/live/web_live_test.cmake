@@ -2,15 +2,7 @@
 # (node --test web/test/live.test.mjs). Installs the page's npm packages first when missing or
 # stale (npm ci, from web/package-lock.json), as web.viewer does.
 # -DHANDOFF=<handoff binary> -DWEB_DIR=<web/>
-find_program(NODE node REQUIRED)
-find_program(NPM npm REQUIRED)
-if(${WEB_DIR}/package-lock.json IS_NEWER_THAN ${WEB_DIR}/node_modules/.package-lock.json)
-  message(STATUS "web: npm ci")
-  execute_process(COMMAND ${NPM} ci --no-audit --no-fund WORKING_DIRECTORY ${WEB_DIR} RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "npm ci in ${WEB_DIR} failed (${rc})")
-  endif()
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/../support/web_npm.cmake)
 execute_process(COMMAND ${CMAKE_COMMAND} -E env HANDOFF_BIN=${HANDOFF}
                         ${NODE} --test ${WEB_DIR}/test/live.test.mjs
                 WORKING_DIRECTORY ${WEB_DIR} RESULT_VARIABLE rc)

@@ -195,11 +195,9 @@ class Server {
 
   std::string describe() {
     std::lock_guard lock(mutex_);
-    const Workbench::Timing t = wb_.timing();
     char text[256];
     std::snprintf(text, sizeof text, "%s (%zu bodies, started in %.0f ms)",
                   wb_.scenario().character.file.c_str(), wb_.asset().bodies.size(), wb_.lastStartMs());
-    (void)t;
     return text;
   }
 
@@ -559,26 +557,15 @@ int runBench(const ServerOptions& options, double seconds) {
     std::cerr << "error: " << tuned.error() << "\n";
     return 1;
   }
-  const auto summary = [](const char* what, std::vector<double> v) {
+  const auto summary = [](const char* what, const std::vector<double>& v) {
     std::vector<int> order(v.size());
     for (size_t i = 0; i < v.size(); ++i) order[i] = static_cast<int>(i);
     std::sort(order.begin(), order.end(),
               [&](int a, int b) { return v[static_cast<size_t>(a)] > v[static_cast<size_t>(b)]; });
-    std::vector<double> sorted = v;
-    std::sort(sorted.begin(), sorted.end());
-    double sum = 0.0;
-    for (double x : sorted) sum += x;
-    const auto at = [&](double q) {
-      return sorted.empty() ? 0.0
-                            : sorted[std::min(sorted.size() - 1,
-                                              static_cast<size_t>(q * static_cast<double>(sorted.size())))];
-    };
-    std::printf("  %s [ms]: mean %.3f  median %.3f  p95 %.3f  max %.3f  (slowest frames:", what,
-                sorted.empty() ? 0.0 : sum / static_cast<double>(sorted.size()), at(0.5), at(0.95),
-                sorted.empty() ? 0.0 : sorted.back());
-    for (size_t i = 0; i < std::min<size_t>(3, order.size()); ++i) {
-      std::printf(" %d", order[i] + 1);
-    }
+    const TimeStats t = timeStats(v);
+    std::printf("  %s [ms]: mean %.3f  median %.3f  p95 %.3f  max %.3f  (slowest frames:", what, t.mean,
+                t.median, t.p95, t.max);
+    for (size_t i = 0; i < std::min<size_t>(3, order.size()); ++i) std::printf(" %d", order[i] + 1);
     std::printf(")\n");
   };
   std::printf("handoff live --bench: %s, %zu frames at %.0f Hz (ragdoll at 1.0 s, chest hit at 1.1 s)\n",

@@ -29,27 +29,6 @@ double threadCpuMs() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
 }
 
-struct Quantiles {
-  double mean = 0.0, p95 = 0.0, max = 0.0;
-  int count = 0;
-};
-Quantiles quantiles(const std::vector<double>& samples) {
-  std::vector<double> v;
-  for (double x : samples) {
-    if (x >= 0.0) v.push_back(x);
-  }
-  Quantiles q;
-  q.count = static_cast<int>(v.size());
-  if (v.empty()) return q;
-  std::sort(v.begin(), v.end());
-  double sum = 0.0;
-  for (double x : v) sum += x;
-  q.mean = sum / static_cast<double>(v.size());
-  q.p95 = v[std::min(v.size() - 1, static_cast<size_t>(0.95 * static_cast<double>(v.size())))];
-  q.max = v.back();
-  return q;
-}
-
 json vec(const Vec3& v) { return json::array({v.x, v.y, v.z}); }
 
 json findingJson(const Finding& f) {
@@ -123,6 +102,27 @@ json checksJson(const ScenarioResult& result) {
                       {"note", c.note}});
   }
   return checks;
+}
+
+TimeStats timeStats(const std::vector<double>& samples) {
+  std::vector<double> v;
+  for (double x : samples) {
+    if (x >= 0.0) v.push_back(x);
+  }
+  TimeStats q;
+  q.count = static_cast<int>(v.size());
+  if (v.empty()) return q;
+  std::sort(v.begin(), v.end());
+  double sum = 0.0;
+  for (double x : v) sum += x;
+  const auto at = [&](double p) {
+    return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+  };
+  q.mean = sum / static_cast<double>(v.size());
+  q.median = at(0.5);
+  q.p95 = at(0.95);
+  q.max = v.back();
+  return q;
 }
 
 std::string resultJson(const ScenarioResult& result) {
@@ -779,24 +779,13 @@ void Workbench::encodeFrame(double stepMs, double stepCpuMs) {
   ++frameSerial_;
 }
 
-Workbench::Timing Workbench::timing() const {
-  const Quantiles wall = quantiles(frameMs_);
-  const Quantiles cpu = quantiles(frameCpuMs_);
-  Timing t;
-  t.frames = wall.count;
-  t.mean = wall.mean;
-  t.p95 = wall.p95;
-  t.max = wall.max;
-  t.cpuMean = cpu.mean;
-  t.cpuP95 = cpu.p95;
-  t.cpuMax = cpu.max;
-  return t;
-}
+Workbench::Timing Workbench::timing() const { return {timeStats(frameMs_), timeStats(frameCpuMs_)}; }
 
 json Workbench::timingJson() const {
   const Timing t = timing();
-  return {{"meanMs", t.mean},     {"p95Ms", t.p95},       {"maxMs", t.max},     {"cpuMeanMs", t.cpuMean},
-          {"cpuP95Ms", t.cpuP95}, {"cpuMaxMs", t.cpuMax}, {"frames", t.frames}, {"startMs", lastStartMs_}};
+  return {{"meanMs", t.wall.mean},   {"p95Ms", t.wall.p95},    {"maxMs", t.wall.max},
+          {"cpuMeanMs", t.cpu.mean}, {"cpuP95Ms", t.cpu.p95},  {"cpuMaxMs", t.cpu.max},
+          {"frames", t.wall.count},  {"startMs", lastStartMs_}};
 }
 
 std::vector<std::string> Workbench::takeNotices() {

@@ -85,6 +85,13 @@ Result<ScenarioEvent> eventFromCommand(const nlohmann::json& command, const Trig
 /// own inertia after and before a radius change). Errors name the joint or body.
 Result<RagdollAsset> applyEdits(const RagdollAsset& asset, const Tuning& tuning);
 
+/// Mean, median, 95th percentile and maximum of samples (negative ones skipped: unfilled). [ms]
+struct TimeStats {
+  double mean = 0.0, median = 0.0, p95 = 0.0, max = 0.0;
+  int count = 0;
+};
+TimeStats timeStats(const std::vector<double>& samples);
+
 /// The figures of a run as metrics.json has them (one scenario), for the page and the tests.
 std::string resultJson(const ScenarioResult& result);
 /// The checks alone, with metrics.json's fields (value null when the check did not run).
@@ -164,9 +171,7 @@ class Workbench {
   /// Server time per frame (step + frame encoding), over the last 600 frames: wall-clock time,
   /// and the simulation thread's CPU time (what the frame costs when the machine is shared). [ms]
   struct Timing {
-    double mean = 0.0, p95 = 0.0, max = 0.0;           ///< Wall clock.
-    double cpuMean = 0.0, cpuP95 = 0.0, cpuMax = 0.0;  ///< Thread CPU time.
-    int frames = 0;
+    TimeStats wall, cpu;
   };
   Timing timing() const;
   /// timing() and lastStartMs() as the page shows them.
