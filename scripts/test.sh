@@ -41,8 +41,8 @@ echo "== libFuzzer targets (clang, ASan + UBSan + LeakSanitizer) =="
 fuzz_seconds=${HANDOFF_FUZZ_SECONDS:-25}
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHANDOFF_FUZZ=ON \
   -DHANDOFF_BUILD_TESTS=OFF -DHANDOFF_BUILD_BENCH=OFF -DHANDOFF_BUILD_APPS=OFF -DHANDOFF_WARNINGS_AS_ERRORS=ON
-cmake --build build-fuzz -j "$jobs" --target handoff_fuzz_bvh handoff_fuzz_asset handoff_fuzz_scenario
-for target in bvh asset scenario; do
+cmake --build build-fuzz -j "$jobs" --target handoff_fuzz_bvh handoff_fuzz_import handoff_fuzz_asset handoff_fuzz_scenario
+for target in bvh import asset scenario; do
   work=build-fuzz/work-$target
   rm -rf "$work" && mkdir -p "$work"
   dict=()

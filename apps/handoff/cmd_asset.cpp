@@ -1,4 +1,5 @@
-// handoff build-asset <skeleton file> [--map map.json] [--mass 70] -o asset.json
+// handoff build-asset <skeleton file> [--map map.json] [--mass 70] [--unit-scale s] -o asset.json
+// handoff map <skeleton file> [--map map.json] [--unit-scale s] > map.json
 // handoff validate <asset.json> [--skeleton file]
 #include <cstdio>
 #include <fstream>
@@ -21,10 +22,22 @@ bool readText(const std::string& path, std::string& text) {
   return true;
 }
 
-void printFindings(const std::vector<Finding>& findings, bool verbose) {
+void printFindings(const std::vector<Finding>& findings, bool verbose, std::FILE* out = stdout) {
   for (const Finding& f : findings) {
     if (!verbose && f.severity == Finding::Severity::Info) continue;
-    std::printf("  %s\n", formatFinding(f).c_str());
+    std::fprintf(out, "  %s\n", formatFinding(f).c_str());
+  }
+}
+
+/// The slot -> bone table: bone, how it was decided, confidence.
+void printMap(const Skeleton& skeleton, const HumanoidMapReport& report, std::FILE* out) {
+  std::fprintf(out, "  humanoid map (confidence %.2f):\n", report.confidence);
+  for (int i = 0; i < kSlotCount; ++i) {
+    const int j = report.map.joint[static_cast<size_t>(i)];
+    const SlotDecision& d = report.slots[static_cast<size_t>(i)];
+    std::fprintf(out, "    %-12s %-28s %-9s %.2f\n", slotName(static_cast<Slot>(i)),
+                 j >= 0 ? skeleton.jointNames[static_cast<size_t>(j)].c_str() : "-", mapSourceName(d.source),
+                 d.confidence);
   }
 }
 
@@ -45,7 +58,7 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
   b->add_option("--map", build->map, "explicit humanoid map (JSON: slot -> bone name)");
   b->add_option("--overrides", build->overrides, "per-group / per-bone joint overrides (JSON)");
   b->add_option("--mass", build->mass, "total mass [kg]")->check(CLI::PositiveNumber);
-  b->add_option("--scale", build->scale, "metres per file unit (default: auto-detect)");
+  b->add_option("--unit-scale,--scale", build->scale, "metres per file unit (default: the file's or auto-detected)");
   b->add_flag("--no-stabilize", build->noStabilize, "keep anatomical masses (no Jolt-style stabilization)");
   b->add_flag("-v,--verbose", build->verbose, "also print informational findings");
   b->callback([build, &exitCode] {
@@ -61,6 +74,8 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
     options.totalMass = build->mass;
     options.stabilize = !build->noStabilize;
     options.skeletonName = build->skeleton;
+    options.humanoidBones = imported->humanoidBones;
+    options.mapSource = build->map;
     std::string text;
     if (!build->map.empty()) {
       if (!readText(build->map, text)) {
@@ -81,6 +96,8 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
     Result<RagdollAsset> asset = buildRagdoll(imported->skeleton, options, &report);
     std::printf("%s: %d joints, unit scale %.6g, hip height %.3f m\n", build->skeleton.c_str(),
                 imported->skeleton.jointCount(), imported->unitScale, imported->hipHeight);
+    for (const std::string& w : imported->warnings) std::printf("  import: %s\n", w.c_str());
+    if (asset || report.map.confidence > 0.0) printMap(imported->skeleton, report.map, stdout);
     printFindings(report.findings, build->verbose);
     if (!asset) {
       std::cerr << "error: " << asset.error() << "\n";
@@ -111,7 +128,7 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
   v->add_option("asset", validate->asset, "asset JSON file")->required();
   v->add_option("--skeleton", validate->skeleton,
                 "the skeleton file it was built from (enables the bind-pose checks)");
-  v->add_option("--scale", validate->scale, "metres per file unit of the skeleton (default: auto-detect)");
+  v->add_option("--unit-scale,--scale", validate->scale, "metres per file unit of the skeleton (default: auto-detect)");
   v->add_flag("-v,--verbose", validate->verbose, "also print informational findings");
   v->callback([validate, &exitCode] {
     std::vector<Finding> findings;
@@ -145,6 +162,52 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
     const bool errors = hasErrors(findings);
     std::printf("  %s\n", errors ? "FAILED: errors block use" : "ok");
     if (errors) exitCode = 1;
+  });
+
+  struct MapArgs {
+    std::string skeleton, map;
+    double scale = 0.0;
+    bool verbose = false;
+  };
+  auto mapArgs = std::make_shared<MapArgs>();
+  CLI::App* m = app.add_subcommand(
+      "map", "print the humanoid map (JSON, the format --map reads) to stdout, the report to stderr");
+  m->add_option("skeleton", mapArgs->skeleton, "BVH, glTF/GLB, FBX or COLLADA file")->required();
+  m->add_option("--map", mapArgs->map, "a map file to start from (its slots are kept)");
+  m->add_option("--unit-scale,--scale", mapArgs->scale, "metres per file unit (default: the file's or auto-detected)");
+  m->add_flag("-v,--verbose", mapArgs->verbose, "also print informational findings");
+  m->callback([mapArgs, &exitCode] {
+    ImportOptions importOptions;
+    importOptions.unitScale = mapArgs->scale;
+    Result<ImportedAsset> imported = importFile(mapArgs->skeleton, importOptions);
+    if (!imported) {
+      std::cerr << "error: " << imported.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    MapInputs inputs;
+    inputs.fileHumanoid = imported->humanoidBones;
+    if (!mapArgs->map.empty()) {
+      std::string text;
+      if (!readText(mapArgs->map, text)) {
+        std::cerr << "error: " << mapArgs->map << ": cannot read the file\n";
+        exitCode = 1;
+        return;
+      }
+      inputs.userJson = text;
+      inputs.userSource = mapArgs->map;
+    }
+    Result<HumanoidMapReport> report = mapHumanoidReport(imported->skeleton, inputs);
+    if (!report) {
+      std::cerr << "error: " << report.error() << "\n";
+      exitCode = 1;
+      return;
+    }
+    std::fprintf(stderr, "%s: %d joints, unit scale %.6g, hip height %.3f m\n", mapArgs->skeleton.c_str(),
+                 imported->skeleton.jointCount(), imported->unitScale, imported->hipHeight);
+    printMap(imported->skeleton, *report, stderr);
+    printFindings(report->findings, mapArgs->verbose, stderr);
+    std::cout << humanoidMapJson(imported->skeleton, report->map);
   });
 }
 

@@ -64,7 +64,9 @@ struct Finding {
   /// "degenerate_frame", "invalid_drive", "invalid_material", "bad_topology",
   /// "skeleton_mismatch", "collision_filter". Builder: "stabilize_mass", "stabilize_inertia",
   /// "stabilize_drive", "radius_reduced", "lower_spine_skipped", "limit_widened", "mass_moved",
-  /// "estimated_tip", "override". Mapper: "map_structure", "map_side". JSON: "unknown_field", "json".
+  /// "estimated_tip", "override". Mapper: "map_structure", "map_side", "map_deform". Mapper and
+/// validator (plausibility): "implausible_scale", "proportion", "side_swap", "head_offset",
+/// "pelvis_offset". JSON: "unknown_field", "json".
   /// docs/ASSET.md lists when each is raised.
   std::string code;
   std::string subject;  ///< The body, joint, slot or JSON path concerned.
@@ -82,6 +84,52 @@ struct HumanoidMap {
   int& operator[](Slot s) { return joint[static_cast<size_t>(s)]; }
 };
 
+/// How a slot's bone was decided.
+enum class MapSource : std::uint8_t {
+  None,          ///< Not mapped.
+  Name,          ///< A rig family's bone name (Mixamo, UE, CC, Rigify, VRoid, DAZ, ...).
+  Structure,     ///< Hierarchy and proportions (no name matched, or the slot is chosen by height).
+  FileHumanoid,  ///< The file's own humanoid map (VRM humanBones).
+  User,          ///< A map file (--map, BuildOptions::mapJson).
+};
+/// "none", "name", "structure", "file", "user".
+const char* mapSourceName(MapSource source);
+
+/// How one slot was decided, and how sure the mapper is. docs/RIGS.md gives the figures.
+struct SlotDecision {
+  MapSource source = MapSource::None;
+  /// Base by source (user 1, file 0.95, name 0.9, structure 0.7, limb joints by proportion 0.6),
+  /// halved by every plausibility finding about the slot. [0, 1]
+  double confidence = 0.0;
+};
+
+/// A humanoid map with how each slot was decided and the plausibility findings about it.
+struct HumanoidMapReport {
+  HumanoidMap map;
+  std::array<SlotDecision, kSlotCount> slots{};
+  /// The lowest confidence of the required slots. [0, 1]
+  double confidence = 0.0;
+  /// Mapper notes (Info: how each chain was mapped) and findings on implausible results:
+  /// "implausible_scale", "proportion", "side_swap", "head_offset", "pelvis_offset", "map_side".
+  std::vector<Finding> findings;
+};
+
+/// What the mapper may use besides the skeleton.
+struct MapInputs {
+  std::vector<HumanoidBone> fileHumanoid;  ///< ImportedAsset::humanoidBones (VRM humanBones).
+  std::optional<std::string> userJson;     ///< A map file's text (mapHumanoidFromJson's format).
+  std::string userSource = "map";          ///< The map file's name in messages.
+};
+
+/// The map with its report: the user's slots first, then the file's humanoid bones (when they
+/// cover every required slot), then names and structure (mapHumanoid) for the rest. Errors as
+/// mapHumanoid's and mapHumanoidFromJson's.
+Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapInputs& inputs = {});
+
+/// A map file: {"version": 1, "slots": {"pelvis": "Hips", ..., "hand_l": null}} with every slot
+/// (null: unmapped). mapHumanoidFromJson reads it back to the same map.
+std::string humanoidMapJson(const Skeleton& skeleton, const HumanoidMap& map);
+
 /// Maps a skeleton to humanoid slots. Structure first (pelvis = where the legs and the spine
 /// split, legs = the chains reaching the floor, arms = the two long chains branching off the
 /// spine, head = top of the spine, left/right by side relative to the character's forward taken
@@ -90,9 +138,12 @@ struct HumanoidMap {
 /// unusual names but a normal shape still maps. Errors list the missing slots and the candidate
 /// bones considered. `notes` (optional) receives Info findings on how each chain was mapped.
 Result<HumanoidMap> mapHumanoid(const Skeleton& skeleton, std::vector<Finding>* notes = nullptr);
-/// Explicit map from JSON: {"pelvis": "Hips", "upper_arm_l": "LeftArm", "lower_spine": null, ...};
-/// null unmaps an optional slot; unlisted slots are filled automatically when the skeleton maps.
-/// Errors name unknown slots or bones and slots whose joints contradict the hierarchy.
+/// Explicit map from JSON: {"version": 1, "slots": {"pelvis": "Hips", "lower_spine": null, ...}}
+/// (humanoidMapJson), or the unversioned {"pelvis": "Hips", ...}; null unmaps an optional slot;
+/// unlisted slots are filled automatically when the skeleton maps. Errors name the JSON path and
+/// the unknown slot or bone ("map.json: slots.head: the skeleton has no bone 'Skull'") and slots
+/// whose joints contradict the hierarchy (a joint neither below its parent slot's joint nor
+/// touching that joint's subtree: a detached foot at the ankle is fine, a crossed arm is not).
 Result<HumanoidMap> mapHumanoidFromJson(const Skeleton& skeleton, const std::string& json,
                                         const std::string& sourceName);
 
@@ -129,6 +180,10 @@ struct BodyDef {
   double mass = 0.0;             ///< [kg] [> 0]
   Vec3 inertia{0.0};             ///< Principal moments in C, after stabilization. [kg m^2] [> 0]
   double friction = 0.8;         ///< [>= 0] [default 0.8]
+  /// Rolling resistance (BodyDesc::rollingFriction): the lever of the contact patch of a limb
+  /// on the floor. Without it a lying ragdoll's capsules rock and roll for a long time before
+  /// the settle rule (and a get-up) can see it at rest. [m] [>= 0] [default 0.02]
+  double rollingFriction = 0.02;
   double restitution = 0.0;      ///< [0, 1] [default 0]
   double linearDamping = 0.05;   ///< [1/s] [>= 0] [default 0.05]
   double angularDamping = 0.05;  ///< [1/s] [>= 0] [default 0.05]
@@ -229,6 +284,8 @@ struct BuildOptions {
   /// Shrink radii so non-adjacent bodies keep this clearance in the bind pose. [m] [>= 0]
   double clearance = 0.005;
   std::optional<std::string> mapJson;  ///< Explicit humanoid map (JSON text, mapHumanoidFromJson).
+  std::string mapSource = "map";       ///< The map file's name in messages.
+  std::vector<HumanoidBone> humanoidBones;  ///< The file's humanoid bones (ImportedAsset).
   /// Joint overrides (JSON text): {"groups": {"elbow": {fields}}, "<bone>": {fields}} with fields
   /// "lower", "upper" ([x, y, z] rad), "stiffness", "damping", "maxTorque", "breakForce",
   /// "breakTorque". Group entries replace anatomical preset values (before the bind-pose
@@ -239,6 +296,7 @@ struct BuildOptions {
 
 struct BuildReport {
   std::vector<Finding> findings;  ///< Mapper and builder notes, stabilization changes, validation.
+  HumanoidMapReport map;          ///< How each slot was decided (when the skeleton mapped).
   bool hasErrors() const;
   int count(Finding::Severity severity) const;
 };
@@ -265,7 +323,8 @@ struct ValidateOptions {
   double maxBodyMass = 100.0;        ///< [kg] Heavier bodies warn.
 };
 
-/// Checks an asset against its skeleton (SPEC.md section 2): overlapping non-adjacent bodies,
+/// Checks an asset against its skeleton (SPEC.md section 2): implausible scale and proportions
+/// (hip height, limb ratios, left/right, head and pelvis placement: docs/ASSET.md), overlapping non-adjacent bodies,
 /// anchors that do not coincide in the bind pose, mass ratios, extreme masses, limits that
 /// exclude the bind pose, degenerate shapes and frames, bad references. Each finding names the
 /// bodies or joint. Errors block use; warnings do not.

@@ -2,8 +2,14 @@
 //
 // What comes back, whatever the format:
 // - Model space (R) is Y up and in metres. FBX's UpAxis/UpAxisSign metadata is converted to +Y;
-//   Assimp already turns COLLADA's up_axis into a root node rotation, which is baked like any
-//   node above the skeleton (below). glTF and BVH are Y up.
+//   Assimp already turns COLLADA's up_axis (and <unit>) into a root node transform, which is baked
+//   like any node above the skeleton (below). glTF is Y up. BVH declares no up axis: it is
+//   inferred from the legs (the longest pair of parallel sibling chains points down), so Z-up
+//   files (MakeHuman, Blender exports) come in standing.
+// - The bind pose: where a skin's inverse bind matrices disagree with the node transforms (a file
+//   saved in an animated pose), the skin is the bind pose: bindGlobal = meshNode * inverse(IBM).
+// - A BVH whose zero-rotation pose is a straight stick (offsets along each bone's local X, the
+//   pose only in the motion: Bandai-Namco, LAFAN1 style) takes its rest pose from the first frame.
 // - The skeleton: the skin joints of all skinned meshes, merged by node (RobotExpressive's two
 //   skins give one 43-joint skeleton), plus animated nodes inside that subtree; without skins,
 //   the animated nodes (a BVH's joints). The ancestors needed to connect them into one tree are
@@ -47,7 +53,18 @@ struct ImportOptions {
   /// last frame falls exactly on the duration. BVH keeps its own frames and rate (1 / Frame Time,
   /// snapped to the nearest whole rate when within 1e-4 of it: ".0083333" is 120 Hz).
   double resampleRate = 60.0;
+  /// Refuse a declared or auto-detected unit that puts the rest hip outside kHumanHipRange (a
+  /// character out of human scale, e.g. a 5 m glTF): the error names the measured hip and the
+  /// unitScale that gives a 0.95 m hip. Skeletons without a measurable hip (no legs) and an
+  /// explicit unitScale are never refused. [default true]
+  bool requireHumanScale = true;
 };
+
+/// Rest hip heights a human-scale character may have: outside it an auto-detected or declared unit
+/// is refused (ImportOptions::requireHumanScale). [m] A tall robot (RobotExpressive, 1.38 m) is
+/// inside; a 5 m giant (hip 2.1 m) is not.
+inline constexpr double kHumanHipMin = 0.3;
+inline constexpr double kHumanHipMax = 1.6;
 
 /// A skinned triangle mesh bound to the skeleton (bind pose, metres, model space).
 /// The bind pose is the skeleton's rest pose: vertices are skinned into it once at import, so
@@ -77,6 +94,9 @@ struct ImportedAsset {
   /// root, as RobotExpressive's "Bone"), the first joint with three children above a quarter of
   /// the height is measured instead. [m]
   double hipHeight = 0.0;
+  /// Humanoid bones the file names itself (VRM 0.x `VRM.humanoid.humanBones`, VRM 1.0
+  /// `VRMC_vrm.humanoid.humanBones`), empty when it names none. Joints are skeleton joint names.
+  std::vector<HumanoidBone> humanoidBones;
   std::vector<std::string> warnings;
 };
 
@@ -85,6 +105,14 @@ struct ImportedAsset {
 /// BVH text (".bvh", or any file starting with HIERARCHY) is checked line by line before Assimp
 /// reads it, and its keys are computed from the text in double precision.
 Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& options = {});
+
+/// Same for a file's bytes held in memory (`sourceName`'s extension picks the format: .bvh, .glb,
+/// .gltf with embedded buffers, .fbx, .dae; used in messages). glTF/GLB is checked before Assimp
+/// reads it: the GLB header and chunk sizes, the JSON, and extensions the file requires that
+/// cannot be read (EXT_meshopt_compression, KHR_draco_mesh_compression, ...) are errors naming
+/// the extension.
+Result<ImportedAsset> importFileData(std::string_view data, const std::string& sourceName,
+                                     const ImportOptions& options = {});
 
 /// Same for BVH text held in memory (`sourceName` is used in messages).
 Result<ImportedAsset> importBvhText(std::string_view text, const std::string& sourceName,

@@ -88,6 +88,13 @@ struct Clip {
   Status validate(const Skeleton& skeleton) const;
 };
 
+/// A humanoid bone a file names itself (VRM's `humanoid.humanBones`): the file's role name
+/// ("hips", "leftUpperLeg", "head", ...) and the joint that plays it.
+struct HumanoidBone {
+  std::string role;
+  std::string joint;
+};
+
 /// Pose helpers.
 std::vector<Transform> restPose(const Skeleton& skeleton);
 

@@ -3,6 +3,8 @@
 // every handoff (per body: jump, inherited and post-step velocities, clamps), the time series
 // the report plots, and checks the SPEC thresholds that apply. Also the suite behind
 // `handoff demo`, the naive baselines and the report (metrics.json and report.html).
+// ScenarioSession plays the same run one frame at a time (a live workbench steps it and adds
+// events as the user clicks); ScenarioRunner::run is a session stepped to its end.
 //
 // Timing: frame k advances the scenario from k * dt to (k + 1) * dt. Events due at or before
 // the frame's end time are applied around it in file order: `teleport`, `clip` and `wall` before
@@ -11,10 +13,12 @@
 // `ragdoll` at 0.5 s commits the animated pose of t = 0.5 s and the first physics step is the
 // next frame.
 //
-// Thread-safety: a ScenarioRunner is used by one thread; separate runners are independent.
+// Thread-safety: a ScenarioRunner and its sessions are used by one thread; separate runners are
+// independent.
 #pragma once
 
 #include "handoff/controller.h"
+#include "handoff/measure.h"
 #include "handoff/replay.h"
 #include "handoff/result.h"
 #include "handoff/scenario.h"
@@ -44,75 +48,6 @@ struct ThresholdCheck {
   std::string note;
 };
 
-/// One body at one handoff (SPEC section 7: before vs after the handoff step).
-struct BodyHandoffMetrics {
-  std::string name;
-  double positionJump = 0.0;     ///< |committed pose - animated pose| (the pop at the commit). [m]
-  double firstStepMove = 0.0;    ///< |pose after the first step - animated pose|. [m]
-  double allowedMove = 0.0;      ///< |v_anim| dt + |g| dt^2. [m]
-  Vec3 animatedVelocity{0.0};    ///< The animation's velocity at the handoff (SPEC section 3). [m/s]
-  Vec3 inheritedLinear{0.0};     ///< Given to the engine. [m/s]
-  Vec3 inheritedAngular{0.0};    ///< [rad/s]
-  Vec3 postStepLinear{0.0};      ///< After the first physics step. [m/s]
-  Vec3 postStepAngular{0.0};     ///< [rad/s]
-  double velocityChange = 0.0;   ///< |postStepLinear - animatedVelocity|. [m/s]
-  double velocityAllowed = 0.0;  ///< 5 % |v_anim| + |g| dt. [m/s]
-  bool inContact = false;        ///< Touching the world after the first step (velocity check skipped).
-  /// After the first substep of that step (the engine's first integration step, h):
-  Vec3 postSubstepLinear{0.0};          ///< [m/s]
-  double substepVelocityChange = 0.0;   ///< |postSubstepLinear - inheritedLinear|. [m/s]
-  double substepVelocityAllowed = 0.0;  ///< 5 % |inheritedLinear| + |g| h. [m/s]
-  std::string clamps;                   ///< clampReasonText of the inherited velocity.
-  bool teleport = false;
-  bool snapped = false;
-};
-
-/// One handoff of a run and what followed it.
-struct HandoffMetrics {
-  /// "handoff" (a `ragdoll` event: full ragdoll) or "powered" (a `powered` or `partial` event,
-  /// or an `impulse` while animated, the hit reaction: the bodies with a physics weight go
-  /// dynamic under drives); names the checks' capability.
-  std::string kind = "handoff";
-  double time = 0.0;  ///< Scenario time of the commit. [s]
-  std::string mode;   ///< "inherit", "naive_zero_velocity", "naive_bind_pose".
-  bool committed = false;
-  std::string failure;
-  bool teleportFlagged = false;
-  bool teleportDetected = false;
-  double rootJump = 0.0;  ///< [m]
-  double sampleDt = 0.0;  ///< [s]
-  std::vector<BodyHandoffMetrics> bodies;
-  double maxPositionJump = 0.0;      ///< [m]
-  double maxFirstStepMove = 0.0;     ///< [m]
-  double worstPopExcess = 0.0;       ///< max(firstStepMove - allowedMove). [m]
-  double maxVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
-  double worstVelocityExcess = 0.0;  ///< max(velocityChange - velocityAllowed), bodies not in contact. [m/s]
-  int bodiesInContact = 0;
-  /// The same criterion after the first substep (h = substepTime), against the inherited
-  /// velocity: what the joints did to what the commit handed over, before the bodies' own
-  /// motion over the step turns it (the velocity check of issue 4 and SPEC section 7).
-  double substepTime = 0.0;                 ///< [s]
-  double maxSubstepVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
-  double worstSubstepVelocityExcess = 0.0;  ///< max(substepVelocityChange - substepVelocityAllowed). [m/s]
-  /// The following seconds (up to followWindow, while the character stays a ragdoll):
-  double followTime = 0.0;          ///< How long was observed. [s]
-  double worstSpeedExcess = 0.0;    ///< max(|v| - (|v_inherited| + |g| t + 1 m/s)). [m/s]
-  double maxJointSeparation = 0.0;  ///< Largest joint anchor separation. [m]
-  bool firstStepRecorded = false;
-  /// An external impulse hit the ragdoll in the first step (a knockdown): the first-step
-  /// continuity checks do not apply, and each hit during the follow window adds its
-  /// |impulse| / (mass of the hit body) to the explosion allowance.
-  std::string firstStepImpulse;
-  double hitAllowance = 0.0;  ///< [m/s]
-  /// A powered entry only (the drives track the animation through the first step): the
-  /// animation's own motion in that step measured as worstPopExcess and worstVelocityExcess
-  /// measure the physics (its pose at the step's end against its pose and velocity at the
-  /// commit, the same allowances and bodies): how much of those figures the animation asks for.
-  /// [m], [m/s]
-  double animationPopExcess = 0.0;
-  double animationVelocityExcess = 0.0;
-};
-
 /// Per-frame figures (one entry per replay frame, the same numbers the replay carries).
 struct TimeSeries {
   std::vector<double> time;             ///< [s]
@@ -127,38 +62,6 @@ struct TimeSeries {
   std::vector<int> contacts;
   std::vector<int> activeBodies;
   std::vector<int> sleepingBodies;
-};
-
-struct RecoveryMetrics {
-  std::string facing;  ///< "supine", "prone", ...
-  double settleTime = 0.0;
-  double startTime = 0.0;
-  bool finished = false;
-  bool cancelled = false;
-  double worstPelvisJump = 0.0;  ///< Per frame, beyond the get-up clip's own motion. [m]
-  double worstFootJump = 0.0;    ///< [m]
-  /// Completion tail appended to the chosen get-up clip (GetUpCompletion::tailDuration; 0: none). [s]
-  double getUpTail = 0.0;
-};
-
-/// A hit reaction (SPEC section 6, issue 6): an `impulse` on the character while animated made
-/// it go powered by itself with CharacterSettings::hitReaction (the library default: pelvis and
-/// feet pinned, back to animation once the pose error and velocities settle, or a knock-out into
-/// a full ragdoll). Its powered entry is also measured as a handoff of kind "powered".
-struct HitReactionMetrics {
-  double time = 0.0;     ///< Scenario time of the hit (the powered entry). [s]
-  std::string body;      ///< The body hit.
-  double impulse = 0.0;  ///< |J|. [N s]
-  /// While powered: the hit body's largest distance from its animated pose (how far the hit
-  /// threw it), and the largest of any body (Character::poweredMaxPositionError). [m]
-  double peakHitBodyDeviation = 0.0;
-  double peakDeviation = 0.0;
-  bool returned = false;      ///< Back to animation before the end.
-  double returnTime = 0.0;    ///< From the hit to the first animated frame. [s]
-  double rmsAtReturn = 0.0;   ///< RMS joint-angle error at the last powered frame. [rad]
-  double maxAtReturn = 0.0;   ///< Largest joint-angle error at the last powered frame. [rad]
-  bool knockedOut = false;    ///< Fell into a full ragdoll (a "knockout" event).
-  double knockoutTime = 0.0;  ///< From the hit. [s]
 };
 
 /// The same handoff with a naive baseline (HandoffSettings::mode), for comparison.
@@ -243,6 +146,11 @@ struct RunOptions {
   bool completeGetUps = true;
 };
 
+class ScenarioSession;
+namespace runner_detail {
+struct Loaded;
+}
+
 /// Runs scenarios, caching imported files and built ragdolls between runs.
 class ScenarioRunner {
  public:
@@ -260,8 +168,84 @@ class ScenarioRunner {
   const RunOptions& options() const { return options_; }
 
  private:
+  friend class ScenarioSession;
   struct Impl;
+  /// One session started on `loaded` and stepped to `endTime`, finished.
+  ScenarioResult play(const Scenario& scenario, std::shared_ptr<const runner_detail::Loaded> loaded,
+                      HandoffMode mode, double endTime, Replay* replay);
   RunOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A scenario played one frame at a time: exactly what ScenarioRunner::run does for the
+/// scenario's own run (the same events, steps, measures, replay frames and checks; not the
+/// baselines or the drive comparison, which are sessions of their own), so a live session and
+/// `handoff run` on the same scenario give bit-identical frames and figures.
+///
+///   auto session = ScenarioSession::start(runner, scenario);   // t = 0, frame 0 recorded
+///   while ((*session)->step()) draw((*session)->character());
+///   ScenarioResult result = (*session)->finish();
+///
+/// Thread-safety: used by one thread; it uses its runner's cache, so sessions of one runner
+/// run on that runner's thread.
+class ScenarioSession {
+ public:
+  /// Loads through the runner's cache (imported files and built ragdolls are reused), creates
+  /// the world and the character at t = 0, applies the events due at t = 0 and records frame 0.
+  /// `mode` replaces the scenario's settings.handoffMode when given. `replay` (optional, owned
+  /// by the caller, outliving the session) receives one frame per step. The runner must outlive
+  /// the session. Errors: a file, clip or field of the scenario (named), or the character.
+  static Result<std::unique_ptr<ScenarioSession>> start(ScenarioRunner& runner, const Scenario& scenario,
+                                                        std::optional<HandoffMode> mode = std::nullopt,
+                                                        Replay* replay = nullptr);
+  ~ScenarioSession();
+  ScenarioSession(const ScenarioSession&) = delete;
+  ScenarioSession& operator=(const ScenarioSession&) = delete;
+
+  /// Plays the next frame (runner.h's timing at the top): the events due by its end before the
+  /// step, Character::preStep, the world step, Character::postStep, the measures, the events
+  /// due after the step, one replay frame and one time-series entry. Returns false (and does
+  /// nothing) once frameCount() frames are played, after finish(), or after a frame failed
+  /// (the result's error says why).
+  bool step();
+  int frame() const;       ///< Frames played so far. [0, frameCount()]
+  int frameCount() const;  ///< Frames up to the end time: max(1, round(endTime / dt)).
+  double time() const;     ///< Scene time after the frames played: frame() * dt. [s]
+  double dt() const;       ///< The scenario's frame step. [s]
+
+  /// Adds an event as if it had been in the file, kept in scenario() (saveScenarioJson(
+  /// scenario()) replays this session bit for bit). Every type but `end` (see setEndTime).
+  /// `event.time` >= time(); an event at time() (the frame on show, already played) acts in the
+  /// next frame and is kept at that frame's end time, (frame() + 1) * dt. It goes after the
+  /// events of equal or earlier time. Refused (nothing changed) when the event is before time(),
+  /// after endTime, the scenario would not load back (a value out of range, named by its JSON
+  /// path), a body or clip it names does not exist, or its clip file does not load.
+  Status addEvent(const ScenarioEvent& event);
+  /// Moves the end time (frameCount() follows). Refused before time(), before the last event,
+  /// or out of range.
+  Status setEndTime(double endTime);
+
+  const Scenario& scenario() const;  ///< The scenario with the events added so far.
+  const Character& character() const;
+  const PhysicsWorld& world() const;
+  const RagdollAsset& asset() const;
+
+  /// The figures so far, with the checks evaluated on the frames played (frames, endTime: the
+  /// frames played).
+  ScenarioResult snapshot() const;
+  /// Ends the session and returns its result (what ScenarioRunner::run returns, without the
+  /// baselines, drive comparisons and wall-clock seconds); fills the replay's events and boxes.
+  /// Later calls return the same result.
+  ScenarioResult finish();
+
+ private:
+  friend class ScenarioRunner;
+  struct Impl;
+  explicit ScenarioSession(std::unique_ptr<Impl> impl);
+  /// A session on files already loaded (a run and its baselines share them), up to `endTime`.
+  static Result<std::unique_ptr<ScenarioSession>> startLoaded(
+      ScenarioRunner& runner, const Scenario& scenario, std::shared_ptr<const runner_detail::Loaded> loaded,
+      HandoffMode mode, double endTime, Replay* replay);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,6 +3,7 @@
 
 #include "handoff/asset.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,8 +39,16 @@ double roundingRadius(const ShapeDesc& shape);
 struct NameKey {
   std::string core;
   char side = 0;  ///< 'L', 'R' or 0.
+  std::vector<std::string> tokens;  ///< The tokens `core` joins, in order.
+  /// A control, twist, helper or secondary bone: MHX's "__" prefix, Rigify's MCH-/ORG-/tweak_,
+  /// twist / share / roll / IK / pole / target / end bones, VRoid's J_Sec_ and J_Adj_ chains.
+  bool helper = false;
 };
 NameKey nameKey(std::string_view name);
+/// True when the name's last tokens spell `name` ("CC_Base_L_Thigh" is "thigh"; its
+/// "ThighTwist01" is not; "J_Bip_C_Head" and Unity's "RobotHead" are "head", "forehead" is not).
+/// "arm", "leg" and "hip" must be the whole name ("LowerArm" is not an "arm").
+bool nameIs(const NameKey& key, std::string_view name);
 
 /// Unit vector of v with its component along `axis` (unit) removed; `fallback` when degenerate.
 Vec3 perpendicularTo(const Vec3& v, const Vec3& axis, const Vec3& fallback);
@@ -73,5 +82,26 @@ struct SkeletonInfo {
   /// Joints from `ancestor` down to `descendant`, both included.
   std::vector<int> path(int ancestor, int descendant) const;
 };
+
+}  // namespace handoff::asset_detail
+
+namespace handoff::asset_detail {
+
+/// Where the slots stand (rest pose, model space Y up), for the plausibility checks shared by the
+/// mapper's report and the validator.
+struct SlotGeometry {
+  std::array<std::optional<Vec3>, kSlotCount> joint;  ///< Position of each mapped slot's joint.
+  std::array<double, kSlotCount> length{};            ///< Bone length of the limb slots (0: unknown).
+  double floorY = 0.0;                                ///< Lowest point of the character.
+  std::optional<Vec3> feetForward;                    ///< Horizontal heel-to-toe direction, when feet exist.
+};
+
+/// Findings on an implausible humanoid (docs/ASSET.md): "implausible_scale" (with both legs: error outside the
+/// kHumanHipMin-kHumanHipMax hip heights, warning outside 0.5-1.4 m), "proportion" (thigh/shank and
+/// upper arm/forearm outside 0.4-2.5, left and right differing by more than 20 %), "side_swap" (the
+/// left thigh on the right of the character's facing), "head_offset" (the head more than 12 % of
+/// its height above the pelvis off the vertical through the chest, or below the chest),
+/// "pelvis_offset" (the pelvis not between the thighs).
+std::vector<Finding> plausibilityFindings(const SlotGeometry& geometry);
 
 }  // namespace handoff::asset_detail

@@ -180,8 +180,8 @@ struct SlotBody {
 
 class Builder {
  public:
-  Builder(const Skeleton& s, const BuildOptions& o, std::vector<Finding>& findings)
-      : s_(s), o_(o), info_(s), findings_(findings) {}
+  Builder(const Skeleton& s, const BuildOptions& o, std::vector<Finding>& findings, HumanoidMapReport* mapReport)
+      : s_(s), o_(o), info_(s), findings_(findings), mapReport_(mapReport) {}
   Result<RagdollAsset> run();
 
  private:
@@ -202,6 +202,7 @@ class Builder {
   const BuildOptions& o_;
   SkeletonInfo info_;
   std::vector<Finding>& findings_;
+  HumanoidMapReport* mapReport_ = nullptr;
   HumanoidMap map_;
   Vec3 forward_{0.0, 0.0, 1.0};
   double height_ = 0.0;
@@ -344,6 +345,12 @@ void Builder::addBodies() {
       crown = *info_.tip[static_cast<size_t>(head)];
     } else if (!info_.children[static_cast<size_t>(head)].empty()) {
       crown = info_.farthestInSubtree(head, pos(Slot::Head)).point;
+      if (crown.y < pos(Slot::Head).y) {
+        // Long hair or a veil hanging from the head: the crown is the highest point above it.
+        for (const Vec3& p : info_.subtreePoints(head)) {
+          if (p.y > crown.y || crown.y < pos(Slot::Head).y) crown = p;
+        }
+      }
     } else {
       crown = endOfBone(head, directionOr(base, pos(Slot::Head), kUp), 0.2 * hipHeight_, "head");
     }
@@ -439,15 +446,16 @@ void Builder::addBodies() {
       bodies_.push_back(b);
     }
   }
-  // Parent bodies: the nearest ancestor joint that has a body.
+  // Parent bodies: the body of the nearest parent slot that has one. The ragdoll's tree follows
+  // the slots, not the skeleton: a foot parented to the root, a Rigify DEF- thigh under a control
+  // bone still hang from the shank and the pelvis (the mapper checks they touch them).
   std::sort(bodies_.begin(), bodies_.end(),
             [](const SlotBody& a, const SlotBody& b) { return a.slot < b.slot; });
   for (SlotBody& b : bodies_) {
     b.parent = -1;
-    for (int j = s_.parents[static_cast<size_t>(b.joint)]; j != kNoParent && b.parent < 0;
-         j = s_.parents[static_cast<size_t>(j)]) {
+    for (Slot up = parentSlot(b.slot); up != Slot::Count && b.parent < 0; up = parentSlot(up)) {
       for (size_t k = 0; k < bodies_.size(); ++k) {
-        if (bodies_[k].joint == j) b.parent = static_cast<int>(k);
+        if (bodies_[k].slot == up) b.parent = static_cast<int>(k);
       }
     }
   }
@@ -674,10 +682,18 @@ Result<RagdollAsset> Builder::run() {
   if (Status st = s_.validate(); !st) return Error{"skeleton: " + st.error()};
   Result<Overrides> overrides = parseOverrides(o_.overridesJson);
   if (!overrides) return Error{overrides.error()};
-  Result<HumanoidMap> map =
-      o_.mapJson ? mapHumanoidFromJson(s_, *o_.mapJson, "map") : mapHumanoid(s_, &findings_);
+  MapInputs inputs;
+  inputs.userJson = o_.mapJson;
+  inputs.userSource = o_.mapSource;
+  inputs.fileHumanoid = o_.humanoidBones;
+  Result<HumanoidMapReport> map = mapHumanoidReport(s_, inputs);
   if (!map) return Error{map.error()};
-  map_ = *map;
+  map_ = map->map;
+  if (mapReport_) *mapReport_ = *map;
+  // The plausibility findings come again, on the bodies, from validateRagdoll below.
+  for (const Finding& f : map->findings) {
+    if (f.code.rfind("map_", 0) == 0) findings_.push_back(f);
+  }
 
   height_ = info_.topY - info_.floorY;
   hipHeight_ = pos(Slot::Pelvis).y - info_.floorY;
@@ -801,7 +817,7 @@ JointPreset defaultJointPreset(JointGroup group) {
 Result<RagdollAsset> buildRagdoll(const Skeleton& skeleton, const BuildOptions& options,
                                   BuildReport* report) {
   std::vector<Finding> findings;
-  Result<RagdollAsset> result = Builder(skeleton, options, findings).run();
+  Result<RagdollAsset> result = Builder(skeleton, options, findings, report ? &report->map : nullptr).run();
   if (report) report->findings.insert(report->findings.end(), findings.begin(), findings.end());
   return result;
 }

@@ -234,20 +234,58 @@ NameKey nameKey(std::string_view name) {
     current.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   flush();
+  // A side marker inside the name with a word after it ends a character-name prefix: Unity's
+  // "Character1_LeftArm" and "RobotLeftUpLeg" are "arm" and "upleg".
+  for (size_t i = 1; i + 1 < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    const bool side = t == "l" || t == "r" || t == "left" || t == "right";
+    const bool wordAfter = std::any_of(tokens.begin() + static_cast<std::ptrdiff_t>(i) + 1, tokens.end(),
+                                       [](const std::string& w) { return !isDigit(w[0]); });
+    const bool prefixIsName = std::none_of(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(i),
+                                           [](const std::string& w) {
+                                             return w == "mch" || w == "org" || w == "def" || w == "tweak";
+                                           });
+    if (side && wordAfter && prefixIsName) {
+      tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
   NameKey key;
-  for (const std::string& t : tokens) {
+  key.helper = !name.empty() && name[0] == '_';
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if (t == "mch" || t == "tweak" || t == "twist" || t == "share" || t == "sharebone" || t == "roll" ||
+        t == "ik" || t == "pole" || t == "poletarget" || t == "target" || t == "ctrl" || t == "control" ||
+        t == "helper" || t == "end" || t == "nub" || t == "sec" || t == "adj" || t == "fk" ||
+        (t == "org" && i == 0) || (t == "pt" && i == 0)) {
+      key.helper = true;
+    }
     if (t == "l" || t == "left") {
       key.side = 'L';
     } else if (t == "r" || t == "right") {
       key.side = 'R';
     } else if (isDigit(t[0]) || t == "def" || t == "mixamorig" || t == "bip" || t == "org" ||
-               t == "armature" || t == "bn" || t == "jnt") {
+               t == "armature" || t == "bn" || t == "jnt" || (i + 1 < tokens.size() && (t == "j" || t == "cc")) ||
+               (t == "c" && i + 1 < tokens.size()) || (t == "base" && i == 1 && tokens[0] == "cc")) {
       continue;
     } else {
       key.core += t;
+      key.tokens.push_back(t);
     }
   }
   return key;
+}
+
+bool nameIs(const NameKey& key, std::string_view name) {
+  // One-word generic names match the whole name only: "LowerArm" is no "arm", "UpLeg" no "leg".
+  if (name == "arm" || name == "leg" || name == "hip") return key.core == name;
+  std::string suffix;
+  for (size_t i = key.tokens.size(); i-- > 0;) {
+    suffix = key.tokens[i] + suffix;
+    if (suffix == name) return true;
+    if (suffix.size() >= name.size()) return false;
+  }
+  return false;
 }
 
 Vec3 perpendicularTo(const Vec3& v, const Vec3& axis, const Vec3& fallback) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 namespace handoff {
@@ -15,12 +16,23 @@ namespace {
 // Name cores per slot, most specific first (see nameKey: side tokens and rig prefixes removed).
 // "shoulder" is the upper arm in BVH rigs (Boxing, DeepMimic) but the clavicle in Mixamo/CMU,
 // where "arm" comes first on the chain and wins because it is tried first.
-const std::vector<std::string> kUpperArmNames = {"upperarm", "arm", "uparm", "humerus", "shoulder"};
-const std::vector<std::string> kLowerArmNames = {"forearm", "lowerarm", "elbow", "lowarm"};
+// Name conventions of the rig families (Mixamo, Unity, Unreal, CC3/CC4, Rigify and the Blender
+// metarig, VRoid, DAZ Genesis, MakeHuman/MPFB and MHX, CMU, Boxing, DeepMimic, Biped): the name's
+// last tokens (nameIs) after side markers and rig prefixes are removed. DAZ's "ShldrBend" and
+// "ThighBend" are its upper limbs, its "Twist" bones helpers.
+const std::vector<std::string> kUpperArmNames = {"upperarm", "arm", "uparm", "humerus", "shldrbend", "shoulder"};
+const std::vector<std::string> kLowerArmNames = {"forearm", "lowerarm", "elbow", "lowarm", "loarm", "forearmbend"};
 const std::vector<std::string> kHandNames = {"hand", "wrist"};
-const std::vector<std::string> kUpperLegNames = {"upperleg", "upleg", "thigh", "hip", "femur"};
-const std::vector<std::string> kLowerLegNames = {"lowerleg", "leg", "shin", "calf", "knee", "lowleg"};
+const std::vector<std::string> kUpperLegNames = {"upperleg", "upleg", "thigh", "thighbend", "hip", "femur"};
+const std::vector<std::string> kLowerLegNames = {"lowerleg", "leg", "shin", "calf", "knee", "lowleg", "loleg", "shank"};
 const std::vector<std::string> kFootNames = {"foot", "ankle"};
+const std::vector<std::string> kPelvisNames = {"hips", "pelvis", "hip"};
+
+bool namedAs(const Skeleton& s, int joint, const std::vector<std::string>& names) {
+  const NameKey key = nameKey(s.jointNames[static_cast<size_t>(joint)]);
+  if (key.helper) return false;
+  return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return nameIs(key, n); });
+}
 
 // Proportions (Drillis & Contini 1966, segment lengths / stature): thigh 0.245, upper arm 0.186,
 // forearm 0.146, hand 0.108 — expressed relative to the thigh, the bone the legs give us.
@@ -32,7 +44,8 @@ int firstByNames(const Skeleton& s, const std::vector<int>& path, const std::vec
                  size_t from = 0) {
   for (const std::string& name : names) {
     for (size_t i = from; i < path.size(); ++i) {
-      if (nameKey(s.jointNames[static_cast<size_t>(path[i])]).core == name) return static_cast<int>(i);
+      const NameKey key = nameKey(s.jointNames[static_cast<size_t>(path[i])]);
+      if (!key.helper && nameIs(key, name)) return static_cast<int>(i);
     }
   }
   return -1;
@@ -72,10 +85,15 @@ class Mapper {
   explicit Mapper(const Skeleton& s) : s_(s), info_(s) {}
 
   Result<HumanoidMap> run(std::vector<Finding>* notes);
+  /// After run(): how each slot was decided and the confidence of that decision.
+  std::array<SlotDecision, kSlotCount> decisions() const { return decisions_; }
+  Vec3 forward() const { return forward_; }
 
  private:
   bool findPelvis();
+  bool reachesFloor(int joint) const;
   void findLegs();
+  int detachedEnd(const Chain& chain, const std::vector<std::string>& names) const;
   void analyseLeg(Chain& leg);
   Vec3 computeForward();
   void findArms();
@@ -89,20 +107,26 @@ class Mapper {
   HumanoidMap map_;
   std::vector<Finding> notes_;
   int crown_ = -1;   // Highest leaf joint.
-  int pelvis_ = -1;  // Where legs and spine split.
+  int pelvis_ = -1;  // The pelvis slot: where legs and spine split, or the hips bone just above.
+  int split_ = -1;   // Where legs and spine split.
+  int namedHead_ = -1;
+  bool pelvisByName_ = false;
+  bool headByName_ = false;
   double hipHeight_ = 0.0;
   double height_ = 0.0;
   std::vector<int> spinePath_;  // pelvis ... crown leaf
   std::vector<Chain> legs_, arms_;
   Vec3 forward_{0.0, 0.0, 1.0};
   int armBranch_ = -1;
+  std::array<SlotDecision, kSlotCount> decisions_{};
 };
 
 bool Mapper::findPelvis() {
   const int n = s_.jointCount();
   height_ = info_.topY - info_.floorY;
   if (!(height_ > 0.0)) return false;
-  // The crown: the highest leaf point.
+  // The crown: the highest joint named "head" in the upper half (hair, hats and face bones above it
+  // are no heads), else the highest leaf point.
   double best = -std::numeric_limits<double>::infinity();
   std::vector<std::pair<double, int>> leaves;
   for (int j = 0; j < n; ++j) {
@@ -116,6 +140,15 @@ bool Mapper::findPelvis() {
     }
   }
   if (crown_ < 0) return false;
+  double bestHead = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j < n; ++j) {
+    if (info_.pos(j).y - info_.floorY < 0.5 * height_ || !namedAs(s_, j, {"head"})) continue;
+    if (info_.pos(j).y > bestHead) {
+      bestHead = info_.pos(j).y;
+      namedHead_ = j;
+    }
+  }
+  if (namedHead_ >= 0) crown_ = namedHead_;
   // The pelvis: the common ancestor of the crown and the lowest leaf whose split lies well above
   // the floor (IK and root bones at floor level split at the floor and are skipped).
   std::sort(leaves.begin(), leaves.end());
@@ -128,25 +161,72 @@ bool Mapper::findPelvis() {
     }
   }
   if (pelvis_ < 0) return false;
+  split_ = pelvis_;
+  // Legs hanging off a spine bone (a Unity sample's Hips > Spine > thighs): the pelvis is the
+  // hips bone just above the split, when one is named so.
+  if (!namedAs(s_, pelvis_, kPelvisNames)) {
+    for (int p = s_.parents[static_cast<size_t>(pelvis_)]; p != kNoParent; p = s_.parents[static_cast<size_t>(p)]) {
+      if (glm::length(info_.pos(p) - info_.pos(split_)) > 0.2 * (info_.pos(split_).y - info_.floorY)) break;
+      if (namedAs(s_, p, kPelvisNames)) {
+        pelvis_ = p;
+        pelvisByName_ = true;
+        break;
+      }
+    }
+  } else {
+    pelvisByName_ = true;
+  }
   hipHeight_ = info_.pos(pelvis_).y - info_.floorY;
   spinePath_ = info_.path(pelvis_, crown_);
   return true;
 }
 
+bool Mapper::reachesFloor(int joint) const {
+  double low = std::numeric_limits<double>::infinity();
+  for (const Vec3& p : info_.subtreePoints(joint)) low = std::min(low, p.y);
+  return low - info_.floorY <= 0.15 * hipHeight_;
+}
+
 void Mapper::findLegs() {
-  // Children of the pelvis (other than the spine) whose subtree reaches the floor.
+  // Children of the spine joints from the pelvis up to the split (other than the spine) whose
+  // subtree reaches the floor; a child carrying both legs (CC's CC_Base_Pelvis beside the waist,
+  // MHX's Hips beside Spine1) is opened up.
+  std::vector<int> open;
+  for (size_t i = 0; i < spinePath_.size(); ++i) {
+    const int joint = spinePath_[i];
+    for (int c : info_.children[static_cast<size_t>(joint)]) {
+      if (i + 1 < spinePath_.size() && c == spinePath_[i + 1]) continue;
+      if (reachesFloor(c)) open.push_back(c);
+    }
+    if (joint == split_) break;
+  }
   std::vector<std::pair<double, int>> candidates;
-  for (int c : info_.children[static_cast<size_t>(pelvis_)]) {
-    if (spinePath_.size() > 1 && c == spinePath_[1]) continue;
+  while (!open.empty()) {
+    const int c = open.back();
+    open.pop_back();
+    std::vector<int> floorKids;
+    int joint = c;
+    for (;;) {  // down a chain of single floor-reaching children to where it splits
+      floorKids.clear();
+      for (int k : info_.children[static_cast<size_t>(joint)]) {
+        if (reachesFloor(k)) floorKids.push_back(k);
+      }
+      if (floorKids.size() != 1) break;
+      joint = floorKids[0];
+    }
+    if (floorKids.size() >= 2 && info_.pos(joint).y - info_.floorY > 0.5 * hipHeight_) {
+      open.insert(open.end(), floorKids.begin(), floorKids.end());
+      continue;
+    }
     double low = std::numeric_limits<double>::infinity();
     for (const Vec3& p : info_.subtreePoints(c)) low = std::min(low, p.y);
-    if (low - info_.floorY <= 0.15 * hipHeight_) candidates.emplace_back(low, c);
+    candidates.emplace_back(low, c);
   }
   std::sort(candidates.begin(), candidates.end());
   for (size_t i = 0; i < candidates.size() && i < 2; ++i) {
     Chain leg;
-    leg.branch = pelvis_;
     leg.root = candidates[i].second;
+    leg.branch = s_.parents[static_cast<size_t>(leg.root)];
     analyseLeg(leg);
     legs_.push_back(std::move(leg));
   }
@@ -277,19 +357,46 @@ Vec3 Mapper::computeForward() {
   return Vec3{0.0, 0.0, 1.0};
 }
 
+int Mapper::detachedEnd(const Chain& chain, const std::vector<std::string>& names) const {
+  // A foot or hand parented elsewhere (Quaternius' and RobotExpressive's Foot.L under the root, an
+  // IK rig's effector) that stands where the chain ends: the ragdoll's tree need not be the
+  // skeleton's.
+  int best = -1;
+  double bestDistance = 0.08 * height_;
+  for (int j = 0; j < s_.jointCount(); ++j) {
+    if (!namedAs(s_, j, names) || info_.isAncestor(chain.root, j)) continue;
+    const char side = nameKey(s_.jointNames[static_cast<size_t>(j)]).side;
+    if (side != 0 && chain.nameSide != 0 && side != chain.nameSide) continue;
+    const double d = glm::length(info_.pos(j) - chain.endPoint);
+    if (d <= bestDistance) {
+      bestDistance = d;
+      best = j;
+    }
+  }
+  return best;
+}
+
 void Mapper::findArms() {
   // Long branches off the spine path (excluding the pelvis): the two with the largest reach.
   std::vector<std::pair<double, Chain>> candidates;
   for (size_t i = 1; i < spinePath_.size(); ++i) {
     const int s = spinePath_[i];
+    if (s == namedHead_) continue;  // hair, hats and face chains hang from the head
     for (int c : info_.children[static_cast<size_t>(s)]) {
       if (i + 1 < spinePath_.size() && c == spinePath_[i + 1]) continue;
+      // Legs hanging off a spine bone are no arms.
+      if (std::any_of(legs_.begin(), legs_.end(), [&](const Chain& leg) { return info_.isAncestor(c, leg.root); }))
+        continue;
       const auto far = info_.farthestInSubtree(c, info_.pos(s));
       if (far.distance < 0.3 * hipHeight_) continue;
       Chain arm;
       arm.branch = s;
       arm.root = c;
       arm.path = info_.path(c, far.joint);
+      // A chain of helpers only (VRoid's J_Sec_ hair, skirt and bust chains) is no arm.
+      if (std::all_of(arm.path.begin(), arm.path.end(),
+                      [&](int j) { return nameKey(s_.jointNames[static_cast<size_t>(j)]).helper; }))
+        continue;
       arm.endPoint = far.point;
       candidates.emplace_back(far.distance, std::move(arm));
     }
@@ -441,14 +548,29 @@ void Mapper::findSpineAndHead() {
   }
   int head = -1;
   for (size_t i = static_cast<size_t>(a) + 1; i < spinePath_.size(); ++i) {
-    if (nameKey(s_.jointNames[static_cast<size_t>(spinePath_[i])]).core == "head") {
+    if (namedAs(s_, spinePath_[i], {"head"})) {
       head = static_cast<int>(i);
       break;
     }
   }
   if (head < 0) {
+    // A head with a face rig (the Blender metarig's spine.006 > face > brows, lips, ears): the
+    // first joint above the arms that fans out into three or more chains, moved back over joints
+    // that coincide with it. Never the highest leaf, a brow or a hair bone.
+    for (size_t i = static_cast<size_t>(a) + 1; i < spinePath_.size(); ++i) {
+      if (info_.children[static_cast<size_t>(spinePath_[i])].size() < 3) continue;
+      head = static_cast<int>(i);
+      while (head > a + 1 && glm::length(info_.pos(spinePath_[static_cast<size_t>(head)]) -
+                                         info_.pos(spinePath_[static_cast<size_t>(head - 1)])) < 0.005 * height_)
+        --head;
+      break;
+    }
+  }
+  if (head >= 0) headByName_ = namedAs(s_, spinePath_[static_cast<size_t>(head)], {"head"});
+  if (head < 0) {
     const double span = glm::length(crown - info_.pos(spinePath_[static_cast<size_t>(a)]));
     for (size_t i = static_cast<size_t>(a) + 1; i < spinePath_.size(); ++i) {
+      if (nameKey(s_.jointNames[static_cast<size_t>(spinePath_[i])]).helper) continue;  // "_end", "Nub"
       if (glm::length(crown - info_.pos(spinePath_[i])) >= 0.25 * span) head = static_cast<int>(i);
     }
     if (head < 0 && static_cast<size_t>(a) + 1 < spinePath_.size()) head = a + 1;
@@ -534,7 +656,7 @@ Result<HumanoidMap> Mapper::run(std::vector<Finding>* notes) {
       if (leg.upper >= 0 && leg.lower >= 0) {
         map_[left ? Slot::UpperLegL : Slot::UpperLegR] = at(leg.upper);
         map_[left ? Slot::LowerLegL : Slot::LowerLegR] = at(leg.lower);
-        map_[left ? Slot::FootL : Slot::FootR] = at(leg.end);
+        map_[left ? Slot::FootL : Slot::FootR] = leg.end >= 0 ? at(leg.end) : detachedEnd(leg, kFootNames);
       }
       notes_.push_back(note(Finding::Severity::Info, "map_structure", left ? "leg_l" : "leg_r",
                             std::string(leg.byName ? "joints by name" : "joints by proportion") + " on [" +
@@ -553,6 +675,28 @@ Result<HumanoidMap> Mapper::run(std::vector<Finding>* notes) {
                                 pathString(s_, arm.path) + "]"));
     }
     findSpineAndHead();
+    const auto decide = [&](Slot slot, MapSource source, double confidence) {
+      if (map_[slot] >= 0) decisions_[static_cast<size_t>(slot)] = SlotDecision{source, confidence};
+    };
+    decide(Slot::Pelvis, pelvisByName_ ? MapSource::Name : MapSource::Structure, pelvisByName_ ? 0.9 : 0.7);
+    decide(Slot::LowerSpine, MapSource::Structure, 0.7);
+    decide(Slot::Chest, MapSource::Structure, 0.7);
+    decide(Slot::Head, headByName_ ? MapSource::Name : MapSource::Structure, headByName_ ? 0.9 : 0.7);
+    for (const std::vector<Chain>* chains : {&legs_, &arms_}) {
+      const bool legs = chains == &legs_;
+      for (const Chain& c : *chains) {
+        const bool left = c.side == 'L';
+        const Slot upper = legs ? (left ? Slot::UpperLegL : Slot::UpperLegR) : (left ? Slot::UpperArmL : Slot::UpperArmR);
+        const Slot lower = legs ? (left ? Slot::LowerLegL : Slot::LowerLegR) : (left ? Slot::LowerArmL : Slot::LowerArmR);
+        const Slot end = legs ? (left ? Slot::FootL : Slot::FootR) : (left ? Slot::HandL : Slot::HandR);
+        decide(upper, c.byName ? MapSource::Name : MapSource::Structure, c.byName ? 0.9 : 0.6);
+        decide(lower, c.byName ? MapSource::Name : MapSource::Structure, c.byName ? 0.9 : 0.6);
+        if (map_[end] >= 0) {
+          const bool named = namedAs(s_, map_[end], legs ? kFootNames : kHandNames);
+          decide(end, named ? MapSource::Name : MapSource::Structure, named ? 0.9 : 0.6);
+        }
+      }
+    }
   }
   if (notes) notes->insert(notes->end(), notes_.begin(), notes_.end());
   std::string missing;
@@ -570,68 +714,380 @@ Result<HumanoidMap> Mapper::run(std::vector<Finding>* notes) {
 
 }  // namespace
 
-Result<HumanoidMap> mapHumanoid(const Skeleton& skeleton, std::vector<Finding>* notes) {
-  return Mapper(skeleton).run(notes);
+namespace {
+
+// --- Deform bones under control bones (Rigify) -------------------------------------------------
+
+/// Rigify's DEF- bones are not one tree: the thighs and arms hang under ORG-/MCH- control bones.
+/// When a skeleton has 8 or more DEF- bones in more than one tree, the mapper works on the deform
+/// bones alone, each detached DEF- tree attached to the deform bone nearest its root (the
+/// ragdoll's tree need not be the skeleton's, as Jolt's SkeletonMapper allows). The trunk is the DEF-
+/// tree rooted highest in the hierarchy.
+struct DeformView {
+  Skeleton skeleton;
+  std::vector<int> original;  ///< Original joint of each view joint.
+  int detached = 0;           ///< DEF- trees attached by distance.
+};
+
+bool isDeform(const std::string& name) { return name.rfind("DEF-", 0) == 0 || name.rfind("DEF_", 0) == 0; }
+
+std::optional<DeformView> deformView(const Skeleton& s) {
+  const int n = s.jointCount();
+  std::vector<int> deformParent(static_cast<size_t>(n), kNoParent);
+  int count = 0;
+  int roots = 0;
+  for (int j = 0; j < n; ++j) {
+    if (!isDeform(s.jointNames[static_cast<size_t>(j)])) continue;
+    ++count;
+    int p = s.parents[static_cast<size_t>(j)];
+    while (p != kNoParent && !isDeform(s.jointNames[static_cast<size_t>(p)])) p = s.parents[static_cast<size_t>(p)];
+    deformParent[static_cast<size_t>(j)] = p;
+    if (p == kNoParent) ++roots;
+  }
+  if (count < 8 || roots < 2 || count == n) return std::nullopt;
+  SkeletonInfo info(s);
+  // Tree sizes: the largest DEF- tree is the trunk.
+  std::vector<int> rootOf(static_cast<size_t>(n), -1);
+  std::vector<int> size(static_cast<size_t>(n), 0);
+  for (int j = 0; j < n; ++j) {
+    if (!isDeform(s.jointNames[static_cast<size_t>(j)])) continue;
+    const int p = deformParent[static_cast<size_t>(j)];
+    rootOf[static_cast<size_t>(j)] = p == kNoParent ? j : rootOf[static_cast<size_t>(p)];
+    ++size[static_cast<size_t>(rootOf[static_cast<size_t>(j)])];
+  }
+  // The trunk: the DEF- tree whose root is highest in the hierarchy (Rigify's DEF-spine under the
+  // root), the larger one on a tie.
+  std::vector<int> depth(static_cast<size_t>(n), 0);
+  for (int j = 0; j < n; ++j) {
+    const int p = s.parents[static_cast<size_t>(j)];
+    depth[static_cast<size_t>(j)] = p == kNoParent ? 0 : depth[static_cast<size_t>(p)] + 1;
+  }
+  int trunk = -1;
+  for (int j = 0; j < n; ++j) {
+    if (rootOf[static_cast<size_t>(j)] != j) continue;
+    if (trunk < 0 || depth[static_cast<size_t>(j)] < depth[static_cast<size_t>(trunk)] ||
+        (depth[static_cast<size_t>(j)] == depth[static_cast<size_t>(trunk)] &&
+         size[static_cast<size_t>(j)] > size[static_cast<size_t>(trunk)]))
+      trunk = j;
+  }
+  std::vector<char> attached(static_cast<size_t>(n), 0);
+  for (int j = 0; j < n; ++j) attached[static_cast<size_t>(j)] = rootOf[static_cast<size_t>(j)] == trunk;
+  const auto segmentDistance = [](const Vec3& p, const Vec3& a, const Vec3& b) {
+    const Vec3 ab = b - a;
+    const double l2 = glm::dot(ab, ab);
+    const double t = l2 > 0.0 ? std::clamp(glm::dot(p - a, ab) / l2, 0.0, 1.0) : 0.0;
+    return glm::length(p - (a + t * ab));
+  };
+  DeformView view;
+  for (;;) {
+    int bestRoot = -1;
+    int bestParent = -1;
+    double best = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < n; ++r) {
+      if (rootOf[static_cast<size_t>(r)] != r || attached[static_cast<size_t>(r)]) continue;
+      for (int j = 0; j < n; ++j) {
+        if (!attached[static_cast<size_t>(j)] || !isDeform(s.jointNames[static_cast<size_t>(j)])) continue;
+        double d = glm::length(info.pos(r) - info.pos(j));
+        if (info.tip[static_cast<size_t>(j)]) d = std::min(d, segmentDistance(info.pos(r), info.pos(j), *info.tip[static_cast<size_t>(j)]));
+        for (int c = j + 1; c < n; ++c) {
+          if (deformParent[static_cast<size_t>(c)] == j && attached[static_cast<size_t>(c)])
+            d = std::min(d, segmentDistance(info.pos(r), info.pos(j), info.pos(c)));
+        }
+        if (d < best - 1e-12) {
+          best = d;
+          bestRoot = r;
+          bestParent = j;
+        }
+      }
+    }
+    if (bestRoot < 0) break;
+    deformParent[static_cast<size_t>(bestRoot)] = bestParent;
+    for (int j = 0; j < n; ++j) {
+      if (rootOf[static_cast<size_t>(j)] == bestRoot) attached[static_cast<size_t>(j)] = 1;
+    }
+    ++view.detached;
+  }
+  // Depth-first order from the trunk (parents before children).
+  std::vector<std::vector<int>> kids(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    if (isDeform(s.jointNames[static_cast<size_t>(j)]) && j != trunk && deformParent[static_cast<size_t>(j)] != kNoParent)
+      kids[static_cast<size_t>(deformParent[static_cast<size_t>(j)])].push_back(j);
+  }
+  std::vector<int> newIndex(static_cast<size_t>(n), -1);
+  std::vector<int> stack{trunk};
+  while (!stack.empty()) {
+    const int j = stack.back();
+    stack.pop_back();
+    newIndex[static_cast<size_t>(j)] = static_cast<int>(view.original.size());
+    view.original.push_back(j);
+    for (auto it = kids[static_cast<size_t>(j)].rbegin(); it != kids[static_cast<size_t>(j)].rend(); ++it) stack.push_back(*it);
+  }
+  const size_t m = view.original.size();
+  Skeleton& v = view.skeleton;
+  std::vector<Transform> models(m);
+  for (size_t i = 0; i < m; ++i) {
+    const int j = view.original[i];
+    v.jointNames.push_back(s.jointNames[static_cast<size_t>(j)]);
+    const int p = j == trunk ? kNoParent : deformParent[static_cast<size_t>(j)];
+    v.parents.push_back(p == kNoParent ? kNoParent : newIndex[static_cast<size_t>(p)]);
+    v.endSiteOffset.push_back(s.endSiteOffset[static_cast<size_t>(j)]);
+    models[i] = info.models[static_cast<size_t>(j)];
+  }
+  v.restLocal.resize(m);
+  modelToLocal(v, models, v.restLocal);
+  return view;
 }
 
-Result<HumanoidMap> mapHumanoidFromJson(const Skeleton& skeleton, const std::string& json,
-                                        const std::string& sourceName) {
-  if (Status st = skeleton.validate(); !st) return Error{"skeleton: " + st.error()};
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(json);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Error{sourceName + ": JSON parse error at byte " + std::to_string(e.byte) + ": " + e.what()};
+struct AutoMap {
+  HumanoidMap map;
+  std::array<SlotDecision, kSlotCount> decisions{};
+  std::shared_ptr<const DeformView> view;  ///< The deform bones mapped, when they were.
+};
+
+Result<AutoMap> autoMap(const Skeleton& skeleton, std::vector<Finding>* notes) {
+  if (std::optional<DeformView> view = deformView(skeleton)) {
+    Mapper mapper(view->skeleton);
+    std::vector<Finding> viewNotes;
+    Result<HumanoidMap> map = mapper.run(&viewNotes);
+    if (map) {
+      AutoMap result;
+      for (int i = 0; i < kSlotCount; ++i) {
+        const int j = map->joint[static_cast<size_t>(i)];
+        result.map.joint[static_cast<size_t>(i)] = j >= 0 ? view->original[static_cast<size_t>(j)] : -1;
+      }
+      result.decisions = mapper.decisions();
+      result.view = std::make_shared<const DeformView>(std::move(*view));
+      if (notes) {
+        notes->push_back(Finding{Finding::Severity::Info, "map_deform", "DEF-",
+                                 "mapped on the " + std::to_string(result.view->skeleton.jointCount()) + " DEF- deform bones of " +
+                                     std::to_string(skeleton.jointCount()) + " joints; " +
+                                     std::to_string(result.view->detached) +
+                                     " DEF- trees under control bones attached to the nearest deform bone"});
+        notes->insert(notes->end(), viewNotes.begin(), viewNotes.end());
+      }
+      return result;
+    }
   }
-  if (!doc.is_object()) return Error{sourceName + ": a humanoid map is a JSON object {\"slot\": \"bone\"}"};
+  Mapper mapper(skeleton);
+  Result<HumanoidMap> map = mapper.run(notes);
+  if (!map) return Error{map.error()};
+  return AutoMap{*map, mapper.decisions(), nullptr};
+}
+
+/// VRM humanBones roles of the slots (VRM 0.x and 1.0 share these names).
+const char* vrmRole(Slot slot) {
+  switch (slot) {
+    case Slot::Pelvis: return "hips";
+    case Slot::LowerSpine: return "spine";
+    case Slot::Chest: return "chest";
+    case Slot::Head: return "head";
+    case Slot::UpperArmL: return "leftUpperArm";
+    case Slot::LowerArmL: return "leftLowerArm";
+    case Slot::HandL: return "leftHand";
+    case Slot::UpperArmR: return "rightUpperArm";
+    case Slot::LowerArmR: return "rightLowerArm";
+    case Slot::HandR: return "rightHand";
+    case Slot::UpperLegL: return "leftUpperLeg";
+    case Slot::LowerLegL: return "leftLowerLeg";
+    case Slot::FootL: return "leftFoot";
+    case Slot::UpperLegR: return "rightUpperLeg";
+    case Slot::LowerLegR: return "rightLowerLeg";
+    case Slot::FootR: return "rightFoot";
+    case Slot::Count: break;
+  }
+  return "";
+}
+
+/// A slot's joint is consistent with its parent slot's when it lies below it in the hierarchy, or
+/// touches its subtree (within 8 % of the character's height): a foot parented to the root but
+/// standing at the ankle, a Rigify DEF- thigh under a control bone beside DEF-spine.
+bool attachedTo(const SkeletonInfo& info, int parent, int joint) {
+  if (parent == joint) return false;
+  if (info.isAncestor(parent, joint)) return true;
+  const double height = info.topY - info.floorY;
+  double nearest = std::numeric_limits<double>::infinity();
+  for (const Vec3& p : info.subtreePoints(parent)) nearest = std::min(nearest, glm::length(p - info.pos(joint)));
+  return nearest <= 0.08 * height;
+}
+
+SlotGeometry slotGeometry(const Skeleton& s, const SkeletonInfo& info, const HumanoidMap& map) {
+  SlotGeometry g;
+  g.floorY = info.floorY;
+  for (int i = 0; i < kSlotCount; ++i) {
+    if (map.joint[static_cast<size_t>(i)] >= 0) g.joint[static_cast<size_t>(i)] = info.pos(map.joint[static_cast<size_t>(i)]);
+  }
+  const auto boneEnd = [&](int joint) -> std::optional<Vec3> {
+    // As the builder sizes a limb without its end slot: the tip, else the farthest child.
+    if (info.tip[static_cast<size_t>(joint)]) return *info.tip[static_cast<size_t>(joint)];
+    std::optional<Vec3> best;
+    for (int c : info.children[static_cast<size_t>(joint)]) {
+      if (!best || glm::length(info.pos(c) - info.pos(joint)) > glm::length(*best - info.pos(joint))) best = info.pos(c);
+    }
+    return best;
+  };
+  const auto limb = [&](Slot upper, Slot lower, Slot end) {
+    if (map[upper] >= 0 && map[lower] >= 0)
+      g.length[static_cast<size_t>(upper)] = glm::length(info.pos(map[lower]) - info.pos(map[upper]));
+    if (map[lower] >= 0) {
+      std::optional<Vec3> e = map[end] >= 0 ? std::optional<Vec3>(info.pos(map[end])) : boneEnd(map[lower]);
+      if (e) g.length[static_cast<size_t>(lower)] = glm::length(*e - info.pos(map[lower]));
+    }
+  };
+  limb(Slot::UpperLegL, Slot::LowerLegL, Slot::FootL);
+  limb(Slot::UpperLegR, Slot::LowerLegR, Slot::FootR);
+  limb(Slot::UpperArmL, Slot::LowerArmL, Slot::HandL);
+  limb(Slot::UpperArmR, Slot::LowerArmR, Slot::HandR);
+  Vec3 sum{0.0};
+  for (Slot f : {Slot::FootL, Slot::FootR}) {
+    if (map[f] < 0) continue;
+    const auto far = info.farthestInSubtree(map[f], info.pos(map[f]));
+    Vec3 v = far.point - info.pos(map[f]);
+    v.y = 0.0;
+    if (glm::length(v) > 1e-6) sum += glm::normalize(v);
+  }
+  if (glm::length(sum) > 1e-6) g.feetForward = glm::normalize(sum);
+  (void)s;
+  return g;
+}
+
+}  // namespace
+
+const char* mapSourceName(MapSource source) {
+  switch (source) {
+    case MapSource::None: return "none";
+    case MapSource::Name: return "name";
+    case MapSource::Structure: return "structure";
+    case MapSource::FileHumanoid: return "file";
+    case MapSource::User: return "user";
+  }
+  return "none";
+}
+
+Result<HumanoidMap> mapHumanoid(const Skeleton& skeleton, std::vector<Finding>* notes) {
+  Result<AutoMap> map = autoMap(skeleton, notes);
+  if (!map) return Error{map.error()};
+  return map->map;
+}
+
+Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapInputs& inputs) {
+  if (Status st = skeleton.validate(); !st) return Error{"skeleton: " + st.error()};
+  // The user's map file: parsed first, so its errors come before any mapping failure.
   std::array<std::optional<int>, kSlotCount> explicitJoint;  // nullopt: not listed; -1: unmapped
   std::string errors;
   const auto fail = [&](const std::string& e) { errors += (errors.empty() ? "" : "; ") + e; };
-  for (const auto& [key, value] : doc.items()) {
-    const std::optional<Slot> slot = slotFromName(key);
-    if (!slot) {
-      fail("unknown slot '" + key + "'");
-      continue;
+  const std::string& source = inputs.userSource;
+  if (inputs.userJson) {
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(*inputs.userJson);
+    } catch (const nlohmann::json::parse_error& e) {
+      return Error{source + ": JSON parse error at byte " + std::to_string(e.byte) + ": " + e.what()};
     }
-    if (value.is_null()) {
-      if (slotRequired(*slot)) {
-        fail("slot '" + key + "' is required and cannot be null");
-      } else {
-        explicitJoint[static_cast<size_t>(*slot)] = -1;
+    if (!doc.is_object()) return Error{source + ": a humanoid map is a JSON object {\"slot\": \"bone\"}"};
+    std::string prefix;
+    const nlohmann::json* slots = &doc;
+    if (doc.contains("version")) {
+      if (!doc["version"].is_number_integer() || doc["version"].get<int>() != 1)
+        return Error{source + ": version: expected 1 (the map format of this version)"};
+      for (const auto& [key, value] : doc.items()) {
+        if (key != "version" && key != "slots") fail(key + ": unknown field (known: version, slots)");
       }
-      continue;
+      if (!doc.contains("slots") || !doc["slots"].is_object()) return Error{source + ": slots: expected an object {\"slot\": \"bone\"}"};
+      slots = &doc["slots"];
+      prefix = "slots.";
     }
-    if (!value.is_string()) {
-      fail("slot '" + key + "': expected a bone name (string) or null");
-      continue;
+    for (const auto& [key, value] : slots->items()) {
+      const std::string path = prefix + key;
+      const std::optional<Slot> slot = slotFromName(key);
+      if (!slot) {
+        fail(path + ": unknown slot '" + key + "'");
+        continue;
+      }
+      if (value.is_null()) {
+        if (slotRequired(*slot)) {
+          fail(path + ": slot '" + key + "' is required and cannot be null");
+        } else {
+          explicitJoint[static_cast<size_t>(*slot)] = -1;
+        }
+        continue;
+      }
+      if (!value.is_string()) {
+        fail(path + ": slot '" + key + "': expected a bone name (string) or null");
+        continue;
+      }
+      const int j = skeleton.findJoint(value.get<std::string>());
+      if (j < 0) {
+        fail(path + ": slot '" + key + "': the skeleton has no bone '" + value.get<std::string>() + "'");
+        continue;
+      }
+      explicitJoint[static_cast<size_t>(*slot)] = j;
     }
-    const int j = skeleton.findJoint(value.get<std::string>());
-    if (j < 0) {
-      fail("slot '" + key + "': the skeleton has no bone '" + value.get<std::string>() + "'");
-      continue;
-    }
-    explicitJoint[static_cast<size_t>(*slot)] = j;
+    if (!errors.empty()) return Error{source + ": " + errors};
   }
-  if (!errors.empty()) return Error{sourceName + ": " + errors};
-  Result<HumanoidMap> automatic = mapHumanoid(skeleton);
-  HumanoidMap map = automatic ? *automatic : HumanoidMap{};
+  HumanoidMapReport report;
+  Result<AutoMap> automatic = autoMap(skeleton, &report.findings);
+  if (automatic) {
+    report.map = automatic->map;
+    report.slots = automatic->decisions;
+  }
+  // The file's own humanoid map, when it covers every required slot.
+  if (!inputs.fileHumanoid.empty()) {
+    std::array<int, kSlotCount> fileJoint;
+    fileJoint.fill(-1);
+    for (const HumanoidBone& bone : inputs.fileHumanoid) {
+      for (int i = 0; i < kSlotCount; ++i) {
+        if (bone.role == vrmRole(static_cast<Slot>(i))) fileJoint[static_cast<size_t>(i)] = skeleton.findJoint(bone.joint);
+      }
+    }
+    bool complete = true;
+    for (int i = 0; i < kSlotCount; ++i) complete = complete && (!slotRequired(static_cast<Slot>(i)) || fileJoint[static_cast<size_t>(i)] >= 0);
+    if (complete) {
+      for (int i = 0; i < kSlotCount; ++i) {
+        report.map.joint[static_cast<size_t>(i)] = fileJoint[static_cast<size_t>(i)];
+        report.slots[static_cast<size_t>(i)] = fileJoint[static_cast<size_t>(i)] >= 0 ? SlotDecision{MapSource::FileHumanoid, 0.95} : SlotDecision{};
+      }
+      report.findings.push_back(Finding{Finding::Severity::Info, "map_structure", "file",
+                                        "slots taken from the file's humanoid bones (VRM humanBones)"});
+    } else {
+      report.findings.push_back(Finding{Finding::Severity::Warning, "map_structure", "file",
+                                        "the file's humanoid bones miss a required slot; mapped by names and structure"});
+    }
+  }
   for (int i = 0; i < kSlotCount; ++i) {
-    if (explicitJoint[static_cast<size_t>(i)])
-      map.joint[static_cast<size_t>(i)] = *explicitJoint[static_cast<size_t>(i)];
+    if (!explicitJoint[static_cast<size_t>(i)]) continue;
+    report.map.joint[static_cast<size_t>(i)] = *explicitJoint[static_cast<size_t>(i)];
+    report.slots[static_cast<size_t>(i)] =
+        *explicitJoint[static_cast<size_t>(i)] >= 0 ? SlotDecision{MapSource::User, 1.0} : SlotDecision{};
   }
-  // Hierarchy: each mapped slot's joint must descend from the nearest mapped ancestor slot's
-  // joint. Automatic entries that contradict explicit ones are dropped (optional) or reported.
+  // Hierarchy: each mapped slot's joint must hang from (or touch) the nearest mapped ancestor
+  // slot's joint. Automatic entries that contradict explicit ones are dropped (optional) or reported.
   SkeletonInfo info(skeleton);
+  HumanoidMap& map = report.map;
+  // Deform bones mapped as one tree are checked in that tree.
+  std::optional<SkeletonInfo> viewInfo;
+  std::vector<int> inView(static_cast<size_t>(skeleton.jointCount()), -1);
+  if (automatic && automatic->view) {
+    viewInfo.emplace(automatic->view->skeleton);
+    for (size_t v = 0; v < automatic->view->original.size(); ++v)
+      inView[static_cast<size_t>(automatic->view->original[v])] = static_cast<int>(v);
+  }
+  const auto consistent = [&](int parent, int joint) {
+    if (attachedTo(info, parent, joint)) return true;
+    const int vp = inView[static_cast<size_t>(parent)];
+    const int vj = inView[static_cast<size_t>(joint)];
+    return viewInfo && vp >= 0 && vj >= 0 && attachedTo(*viewInfo, vp, vj);
+  };
   for (int i = 0; i < kSlotCount; ++i) {
     const auto slot = static_cast<Slot>(i);
     if (map[slot] < 0) continue;
     Slot up = parentSlot(slot);
     while (up != Slot::Count && map[up] < 0) up = parentSlot(up);
     if (up == Slot::Count) continue;
-    if (map[up] == map[slot] || !info.isAncestor(map[up], map[slot])) {
+    if (!consistent(map[up], map[slot])) {
       const bool slotExplicit = explicitJoint[static_cast<size_t>(i)].has_value();
       if (!slotExplicit && !slotRequired(slot)) {
         map[slot] = -1;
+        report.slots[static_cast<size_t>(i)] = SlotDecision{};
         continue;
       }
       fail(std::string(slotName(slot)) + " '" + skeleton.jointNames[static_cast<size_t>(map[slot])] +
@@ -645,11 +1101,52 @@ Result<HumanoidMap> mapHumanoidFromJson(const Skeleton& skeleton, const std::str
       missing += (missing.empty() ? "" : ", ") + std::string(slotName(slot));
   }
   if (!missing.empty()) {
-    fail("missing slots " + missing +
-         (automatic ? "" : " (automatic mapping failed: " + automatic.error() + ")"));
+    if (!inputs.userJson && inputs.fileHumanoid.empty() && !automatic) return Error{automatic.error()};
+    fail("missing slots " + missing + (automatic ? "" : " (automatic mapping failed: " + automatic.error() + ")"));
   }
-  if (!errors.empty()) return Error{sourceName + ": " + errors};
-  return map;
+  if (!errors.empty()) return Error{(inputs.userJson ? source + ": " : std::string()) + errors};
+  // Plausibility: each finding halves the confidence of the slots it names.
+  std::vector<Finding> checks = plausibilityFindings(slotGeometry(skeleton, info, map));
+  for (const Finding& f : checks) {
+    for (int i = 0; i < kSlotCount; ++i) {
+      const std::string name = slotName(static_cast<Slot>(i));
+      const std::string& subject = f.subject;
+      const size_t at = subject.find(name);
+      const bool names = at != std::string::npos && (at + name.size() == subject.size() || subject[at + name.size()] == '/');
+      if (names) report.slots[static_cast<size_t>(i)].confidence *= 0.5;
+    }
+  }
+  report.findings.insert(report.findings.end(), checks.begin(), checks.end());
+  report.confidence = 1.0;
+  for (int i = 0; i < kSlotCount; ++i) {
+    if (slotRequired(static_cast<Slot>(i)))
+      report.confidence = std::min(report.confidence, report.slots[static_cast<size_t>(i)].confidence);
+  }
+  return report;
+}
+
+Result<HumanoidMap> mapHumanoidFromJson(const Skeleton& skeleton, const std::string& json,
+                                        const std::string& sourceName) {
+  MapInputs inputs;
+  inputs.userJson = json;
+  inputs.userSource = sourceName;
+  Result<HumanoidMapReport> report = mapHumanoidReport(skeleton, inputs);
+  if (!report) return Error{report.error()};
+  return report->map;
+}
+
+std::string humanoidMapJson(const Skeleton& skeleton, const HumanoidMap& map) {
+  nlohmann::ordered_json slots = nlohmann::ordered_json::object();
+  for (int i = 0; i < kSlotCount; ++i) {
+    const int j = map.joint[static_cast<size_t>(i)];
+    slots[slotName(static_cast<Slot>(i))] =
+        j >= 0 && j < skeleton.jointCount() ? nlohmann::ordered_json(skeleton.jointNames[static_cast<size_t>(j)])
+                                            : nlohmann::ordered_json(nullptr);
+  }
+  nlohmann::ordered_json doc;
+  doc["version"] = 1;
+  doc["slots"] = slots;
+  return doc.dump(2) + "\n";
 }
 
 }  // namespace handoff

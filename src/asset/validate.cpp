@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace handoff {
 using namespace asset_detail;
@@ -134,7 +135,8 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
                        ": it should have a layer, collide with the static world and " +
                        "not with the character capsule");
     }
-    if (!std::isfinite(b.friction) || b.friction < 0.0 || !std::isfinite(b.restitution) ||
+    if (!std::isfinite(b.friction) || b.friction < 0.0 || !std::isfinite(b.rollingFriction) ||
+        b.rollingFriction < 0.0 || !std::isfinite(b.restitution) ||
         b.restitution < 0.0 || b.restitution > 1.0 || !std::isfinite(b.linearDamping) ||
         b.linearDamping < 0.0 || !std::isfinite(b.angularDamping) || b.angularDamping < 0.0) {
       sink.error("invalid_material", b.name,
@@ -223,6 +225,36 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
                  "body '" + asset.bodies[static_cast<size_t>(i)].name + "' has " +
                      std::to_string(jointsOfChild[static_cast<size_t>(i)]) +
                      " joints to its parent (needs 1)");
+    }
+  }
+  // --- Plausibility: scale, proportions, sides, head and pelvis (bodies on the bind pose) ---
+  if (posable) {
+    std::vector<Transform> models(static_cast<size_t>(skeleton.jointCount()));
+    localToModel(skeleton, skeleton.restLocal, models);
+    SlotGeometry g;
+    g.floorY = std::numeric_limits<double>::infinity();  // the skeleton's lowest joint or tip
+    for (int j = 0; j < skeleton.jointCount(); ++j) {
+      const Transform& m = models[static_cast<size_t>(j)];
+      g.floorY = std::min({g.floorY, m.translation.y, m.transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]).y});
+    }
+    Vec3 feet{0.0};
+    for (int i = 0; i < n; ++i) {
+      const BodyDef& b = asset.bodies[static_cast<size_t>(i)];
+      if (!shapeOk[static_cast<size_t>(i)]) continue;
+      const size_t slot = static_cast<size_t>(b.slot);
+      if (slot >= static_cast<size_t>(kSlotCount)) continue;
+      g.joint[slot] = models[static_cast<size_t>(b.joint)].translation;
+      if (b.shape.type == ShapeType::Capsule) g.length[slot] = 2.0 * b.shape.halfHeight;
+      if (b.slot == Slot::FootL || b.slot == Slot::FootR) {
+        Vec3 v = worldFromBody[static_cast<size_t>(i)].translation - models[static_cast<size_t>(b.joint)].translation;
+        v.y = 0.0;
+        if (glm::length(v) > 1e-6) feet += glm::normalize(v);
+      }
+    }
+    if (glm::length(feet) > 1e-6) g.feetForward = glm::normalize(feet);
+    if (std::isfinite(g.floorY)) {
+      const std::vector<Finding> checks = plausibilityFindings(g);
+      findings.insert(findings.end(), checks.begin(), checks.end());
     }
   }
   // --- Overlaps between non-adjacent bodies in the bind pose ---

@@ -9,6 +9,7 @@
 #include "handoff/import.h"
 
 #include "rig/bvh_check.h"
+#include "rig/gltf_check.h"
 
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -310,6 +311,93 @@ struct ModelSpace {
   }
 };
 
+/// The bind pose of skinned files: a skin's inverse bind matrices (aiBone::mOffsetMatrix) are the
+/// bind pose; the node transforms usually agree (every bone's global * offset is then the same
+/// matrix, the mesh's placement) but a file saved in an animated pose (GDQuest's mannequin,
+/// Quaternius' cyberpunk character) has them disagree. Then every bone's global becomes
+/// meshNodeGlobal * inverse(offset) and the other nodes follow their parents with their own local
+/// transforms. Nothing changes when the node pose is the bind pose.
+void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std::string>& warnings) {
+  const int nodeCount = graph.count();
+  std::vector<int> meshNode(scene.mNumMeshes, -1);
+  for (int node = 0; node < nodeCount; ++node) {
+    const aiNode* n = graph.nodes[static_cast<size_t>(node)];
+    for (unsigned k = 0; n->mMeshes != nullptr && k < n->mNumMeshes; ++k) {
+      if (n->mMeshes[k] < scene.mNumMeshes && meshNode[n->mMeshes[k]] < 0) meshNode[n->mMeshes[k]] = node;
+    }
+  }
+  std::vector<std::optional<Mat4>> bind(static_cast<size_t>(nodeCount));
+  std::vector<int> bones;
+  std::vector<Mat4> placement;  // global * offset per bone: the mesh placement it implies
+  for (unsigned m = 0; m < scene.mNumMeshes; ++m) {
+    const aiMesh* mesh = scene.mMeshes[m];
+    if (mesh == nullptr || mesh->mBones == nullptr || meshNode[m] < 0) continue;
+    for (unsigned b = 0; b < mesh->mNumBones; ++b) {
+      if (mesh->mBones[b] == nullptr) continue;
+      const int node = graph.find(mesh->mBones[b]->mName.C_Str());
+      if (node < 0 || bind[static_cast<size_t>(node)]) continue;
+      const Mat4 offset = toMat4(mesh->mBones[b]->mOffsetMatrix);
+      const double det = glm::determinant(Mat3(offset));
+      if (!std::isfinite(det) || std::abs(det) < 1e-30) continue;
+      const Mat4 inverse = glm::inverse(offset);
+      bool finite = true;
+      for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 4; ++r) finite = finite && std::isfinite(inverse[c][r]);
+      }
+      if (!finite) continue;
+      bind[static_cast<size_t>(node)] = graph.global[static_cast<size_t>(meshNode[m])] * inverse;
+      bones.push_back(node);
+      placement.push_back(graph.global[static_cast<size_t>(node)] * offset);
+    }
+  }
+  if (bones.size() < 2) return;
+  // Rigid meshes riding on bones (most of RobotExpressive) were modelled in the node pose: it is
+  // their bind pose, whatever the skins say.
+  for (int node = 0; node < nodeCount; ++node) {
+    const aiNode* n = graph.nodes[static_cast<size_t>(node)];
+    bool rigid = false;
+    for (unsigned k = 0; n->mMeshes != nullptr && k < n->mNumMeshes; ++k) {
+      const unsigned m = n->mMeshes[k];
+      rigid = rigid || (m < scene.mNumMeshes && scene.mMeshes[m] != nullptr && scene.mMeshes[m]->mNumBones == 0);
+    }
+    if (!rigid) continue;
+    for (int p = graph.parent[static_cast<size_t>(node)]; p >= 0; p = graph.parent[static_cast<size_t>(p)]) {
+      if (bind[static_cast<size_t>(p)]) return;
+    }
+  }
+  double extent = 0.0;
+  for (const int node : bones) {
+    extent = std::max(extent, glm::length(column(graph.global[static_cast<size_t>(node)], 3) -
+                                          column(graph.global[static_cast<size_t>(bones[0])], 3)));
+  }
+  double linear = 0.0;
+  for (int c = 0; c < 3; ++c) linear = std::max(linear, glm::length(column(placement[0], c)));
+  int worst = -1;
+  double worstOff = 0.0;
+  for (size_t i = 1; i < bones.size(); ++i) {
+    double off = glm::length(column(placement[i], 3) - column(placement[0], 3)) / std::max(extent, 1e-12);
+    for (int c = 0; c < 3; ++c) {
+      off = std::max(off, glm::length(column(placement[i], c) - column(placement[0], c)) / std::max(linear, 1e-12));
+    }
+    if (off > worstOff) {
+      worstOff = off;
+      worst = bones[i];
+    }
+  }
+  if (!(worstOff > 1e-3)) return;  // the node pose is the bind pose (to float round-off)
+  warnings.push_back("the node transforms hold a pose that is not the skin's bind pose (bone '" +
+                     graph.name(worst) + "' disagrees by " + format(worstOff, 3) +
+                     " relative); the bind pose is taken from the inverse bind matrices");
+  for (int node = 0; node < nodeCount; ++node) {
+    const int parent = graph.parent[static_cast<size_t>(node)];
+    if (bind[static_cast<size_t>(node)]) {
+      graph.global[static_cast<size_t>(node)] = *bind[static_cast<size_t>(node)];
+    } else if (parent >= 0) {
+      graph.global[static_cast<size_t>(node)] = graph.global[static_cast<size_t>(parent)] * graph.local[static_cast<size_t>(node)];
+    }
+  }
+}
+
 Status buildSkeleton(const aiScene& scene, const std::string& source, Built& built) {
   SceneGraph& graph = built.graph;
   ImportedAsset& asset = built.asset;
@@ -420,6 +508,8 @@ Status buildSkeleton(const aiScene& scene, const std::string& source, Built& bui
                                "'");
     }
   }
+
+  if (skinned) applySkinBindPose(scene, graph, asset.warnings);
 
   // Rest pose in model space (Y up, file units), then local.
   ModelSpace space{built.upFromFile, &asset.warnings};
@@ -705,15 +795,178 @@ void makeHemisphereContinuous(Clip& clip) {
   }
 }
 
+/// The legs of a pose: the longest pair of sibling chains of near-equal length pointing the same
+/// way whose far ends are the extreme points of the whole skeleton in that direction (the feet are
+/// the lowest points of a standing character; hanging arms are not, the feet lie beyond them).
+/// Branch joints deeper than 16 are not considered (legs branch near the root; it bounds the work).
+struct LegPair {
+  int branch = -1;  ///< The joint the two legs hang from.
+  Vec3 down{0.0, -1.0, 0.0};
+};
+
+std::optional<LegPair> findLegPair(const Skeleton& skeleton, std::span<const Transform> models) {
+  const int n = skeleton.jointCount();
+  std::vector<int> depth(static_cast<size_t>(n), 0);
+  std::vector<int> end(static_cast<size_t>(n), n);  // subtree of j = [j, end[j]) in depth-first order
+  for (int j = 0; j < n; ++j) {
+    const int p = skeleton.parents[static_cast<size_t>(j)];
+    depth[static_cast<size_t>(j)] = p == kNoParent ? 0 : depth[static_cast<size_t>(p)] + 1;
+  }
+  {
+    std::vector<int> open;
+    for (int j = 0; j < n; ++j) {
+      while (!open.empty() && depth[static_cast<size_t>(open.back())] >= depth[static_cast<size_t>(j)]) {
+        end[static_cast<size_t>(open.back())] = j;
+        open.pop_back();
+      }
+      const int p = skeleton.parents[static_cast<size_t>(j)];
+      if (p != kNoParent && (open.empty() || open.back() != p)) return std::nullopt;  // not depth-first
+      open.push_back(j);
+    }
+  }
+  const auto point = [&](int j, bool tip) {
+    const Transform& m = models[static_cast<size_t>(j)];
+    return tip ? m.transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]) : m.translation;
+  };
+  struct Reach {
+    Vec3 v{0.0};
+    double length = 0.0;
+  };
+  struct Candidate {
+    double score;
+    int branch;
+    Vec3 down;
+    Vec3 a, b;  // the two far points
+  };
+  std::vector<Candidate> candidates;
+  std::vector<int> kids;
+  for (int j = 0; j < n; ++j) {
+    if (depth[static_cast<size_t>(j)] > 16) continue;
+    kids.clear();
+    for (int c = j + 1; c < end[static_cast<size_t>(j)]; c = end[static_cast<size_t>(c)]) kids.push_back(c);
+    if (kids.size() < 2) continue;
+    const Vec3 origin = models[static_cast<size_t>(j)].translation;
+    std::vector<Reach> reach(kids.size());
+    for (size_t k = 0; k < kids.size(); ++k) {
+      for (int i = kids[k]; i < end[static_cast<size_t>(kids[k])]; ++i) {
+        for (const bool tip : {false, true}) {
+          const Vec3 v = point(i, tip) - origin;
+          if (glm::length(v) > reach[k].length) reach[k] = Reach{v, glm::length(v)};
+        }
+      }
+    }
+    for (size_t a = 0; a < kids.size(); ++a) {
+      for (size_t b = a + 1; b < kids.size(); ++b) {
+        const double la = reach[a].length;
+        const double lb = reach[b].length;
+        if (!(std::min(la, lb) > 0.0) || std::min(la, lb) < 0.8 * std::max(la, lb)) continue;
+        if (glm::dot(reach[a].v, reach[b].v) < 0.8 * la * lb) continue;
+        const Vec3 down = glm::normalize(reach[a].v / la + reach[b].v / lb);
+        candidates.push_back({std::min(la, lb), j, down, origin + reach[a].v, origin + reach[b].v});
+      }
+    }
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
+  for (const Candidate& c : candidates) {
+    double extreme = -std::numeric_limits<double>::infinity();
+    double lowest = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < n; ++i) {
+      for (const bool tip : {false, true}) {
+        const double along = glm::dot(point(i, tip), c.down);
+        extreme = std::max(extreme, along);
+        lowest = std::min(lowest, along);
+      }
+    }
+    const double span = extreme - lowest;
+    if (glm::dot(c.a, c.down) >= extreme - 0.1 * span && glm::dot(c.b, c.down) >= extreme - 0.1 * span) {
+      return LegPair{c.branch, c.down};
+    }
+  }
+  return std::nullopt;
+}
+
+/// True when every joint and tip lies within 2 % of the skeleton's reach of one line through the
+/// root: the zero-rotation pose of a rig whose offsets lie along each bone's local X.
+bool isStraightStick(const Skeleton& skeleton, std::span<const Transform> models) {
+  if (skeleton.jointCount() < 5) return false;
+  const Vec3 origin = models[0].translation;
+  std::vector<Vec3> points;
+  for (int j = 0; j < skeleton.jointCount(); ++j) {
+    points.push_back(models[static_cast<size_t>(j)].translation);
+    points.push_back(models[static_cast<size_t>(j)].transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]));
+  }
+  Vec3 far = origin;
+  for (const Vec3& p : points) {
+    if (glm::length(p - origin) > glm::length(far - origin)) far = p;
+  }
+  const double reach = glm::length(far - origin);
+  if (!(reach > 0.0)) return true;
+  const Vec3 axis = (far - origin) / reach;
+  for (const Vec3& p : points) {
+    const Vec3 d = p - origin;
+    if (glm::length(d - glm::dot(d, axis) * axis) > 0.02 * reach) return false;
+  }
+  return true;
+}
+
+/// BVH declares no up axis and no bind pose. A straight-stick rest pose is replaced by the first
+/// frame; then the up axis is the opposite of the legs' direction (snapped to the nearest file axis
+/// within 30 degrees), and the root's rest and keys are turned so that it is +Y.
+void orientBvh(ImportedAsset& asset) {
+  Skeleton& skeleton = asset.skeleton;
+  const size_t n = static_cast<size_t>(skeleton.jointCount());
+  std::vector<Transform> models(n);
+  localToModel(skeleton, skeleton.restLocal, models);
+  if (!asset.clips.empty() && asset.clips.front().frameCount > 0 && isStraightStick(skeleton, models)) {
+    const std::span<const Transform> first = asset.clips.front().frame(0);
+    skeleton.restLocal.assign(first.begin(), first.end());
+    localToModel(skeleton, skeleton.restLocal, models);
+    asset.warnings.push_back(
+        "the zero-rotation pose is a straight stick (offsets along each bone's local axis): the rest pose "
+        "is taken from the first frame");
+  }
+  const std::optional<LegPair> legs = findLegPair(skeleton, models);
+  if (!legs) return;
+  Vec3 up = -legs->down;
+  int axis = 0;
+  for (int a = 1; a < 3; ++a) {
+    if (std::abs(up[a]) > std::abs(up[axis])) axis = a;
+  }
+  if (std::abs(up[axis]) >= std::cos(30.0 * kPi / 180.0)) {
+    Vec3 snapped{0.0};
+    snapped[axis] = up[axis] > 0.0 ? 1.0 : -1.0;
+    up = snapped;
+  }
+  if (up.y > 1.0 - 1e-12) return;
+  const Vec3 yUp{0.0, 1.0, 0.0};
+  const Quat turn = up.y < -1.0 + 1e-12 ? Quat{0.0, 0.0, 0.0, 1.0} : rotationBetween(up, yUp);
+  const Transform upFromFile = Transform::fromRotation(turn);
+  for (size_t j = 0; j < n; ++j) {
+    if (skeleton.parents[j] != kNoParent) continue;
+    skeleton.restLocal[j] = upFromFile * skeleton.restLocal[j];
+    for (Clip& clip : asset.clips) {
+      for (int f = 0; f < clip.frameCount; ++f) {
+        Transform& key = clip.keys[static_cast<size_t>(f) * n + j];
+        key = upFromFile * key;
+      }
+    }
+  }
+  const auto axisName = [](const Vec3& v) {
+    for (int a = 0; a < 3; ++a) {
+      if (std::abs(std::abs(v[a]) - 1.0) < 1e-12) return std::string(v[a] > 0 ? "+" : "-") + "XYZ"[a];
+    }
+    return "(" + format(v.x, 3) + ", " + format(v.y, 3) + ", " + format(v.z, 3) + ")";
+  };
+  asset.warnings.push_back("up axis " + axisName(up) + " inferred from the legs; converted to +Y");
+}
+
 /// Hip height of a pose (file units): restHipHeight(), whose pelvis is the first joint with
 /// >= 3 children. When that pelvis stands in the lowest tenth of the pose's height it is a
 /// ground-level control root (RobotExpressive's "Bone" is the parent of the body and of the
 /// feet IK targets, at the floor), and the first joint with >= 3 children standing above a
 /// quarter of the height is taken as the pelvis instead (the robot's "Body", parent of the legs).
 double poseHipHeight(const Skeleton& skeleton, std::span<const Transform> locals) {
-  Skeleton posed = skeleton;
-  posed.restLocal.assign(locals.begin(), locals.end());
-  const double height = restHipHeight(posed);
   std::vector<Transform> models(static_cast<size_t>(skeleton.jointCount()));
   localToModel(skeleton, locals, models);
   double lowest = std::numeric_limits<double>::infinity();
@@ -724,6 +977,14 @@ double poseHipHeight(const Skeleton& skeleton, std::span<const Transform> locals
     lowest = std::min({lowest, model.translation.y, tip});
     highest = std::max({highest, model.translation.y, tip});
   }
+  // The joint the legs hang from, when the legs point down (thighs beside the spine, twist and
+  // helper bones at the knees do not fool it).
+  if (const std::optional<LegPair> legs = findLegPair(skeleton, models); legs && legs->down.y < -0.9) {
+    return models[static_cast<size_t>(legs->branch)].translation.y - lowest;
+  }
+  Skeleton posed = skeleton;
+  posed.restLocal.assign(locals.begin(), locals.end());
+  const double height = restHipHeight(posed);
   const double extent = highest - lowest;
   if (!(extent > 0.0) || height >= 0.1 * extent) return height;
   for (int j = 0; j < skeleton.jointCount(); ++j) {
@@ -789,9 +1050,21 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
   }
   asset.hipHeight = hip * asset.unitScale;
   if (asset.unitScale != 1.0) scaleTranslations(asset, asset.unitScale);
-  if (asset.hipHeight < 0.3 || asset.hipHeight > 3.0) {
-    asset.warnings.push_back("rest hip height " + format(asset.hipHeight) +
-                             " m is outside 0.3-3 m: check the units");
+  const bool measured = hip > 0.0 && std::isfinite(hip);
+  if (measured && (asset.hipHeight < kHumanHipMin || asset.hipHeight > kHumanHipMax)) {
+    const std::string fix = format(asset.unitScale * kTargetHipHeight / asset.hipHeight, 4);
+    if (options.unitScale <= 0.0 && options.requireHumanScale) {
+      const std::string unit = built.declaredUnitScale
+                                   ? "the unit the file declares (" + format(asset.unitScale) + " m per unit)"
+                                   : "the best-fitting unit (" + format(asset.unitScale) + " m per unit)";
+      return Error{source + ": the rest hip stands " + format(asset.hipHeight, 4) + " m high with " + unit +
+                   ", outside the " + format(kHumanHipMin) + "-" + format(kHumanHipMax) +
+                   " m of a human-scale character. If it is human-sized, import it with --unit-scale " + fix +
+                   " (ImportOptions::unitScale; gives a " + format(kTargetHipHeight) + " m hip)"};
+    }
+    asset.warnings.push_back("rest hip height " + format(asset.hipHeight) + " m is outside " +
+                             format(kHumanHipMin) + "-" + format(kHumanHipMax) + " m: check the units (--unit-scale " +
+                             fix + " gives a " + format(kTargetHipHeight) + " m hip)");
   }
 
   // Inverse bind: jointFromModel of the rest pose, the pose the meshes were built in.
@@ -850,8 +1123,12 @@ Result<const aiScene*> readScene(Assimp::Importer& importer, const std::string& 
 }
 
 Result<ImportedAsset> importScene(const aiScene& scene, const std::string& source,
-                                  const ImportOptions& options) {
+                                  const ImportOptions& options, const detail::GltfInfo* gltf) {
   Built built;
+  if (gltf != nullptr) {
+    built.asset.warnings = gltf->warnings;
+    built.asset.humanoidBones = gltf->humanoidBones;
+  }
   built.graph = flatten(scene);
   if (Status status = buildSkeleton(scene, source, built); !status) return Error{status.error()};
   if (Status status = buildClips(scene, source, options, built); !status) return Error{status.error()};
@@ -869,6 +1146,16 @@ Result<ImportedAsset> importScene(const aiScene& scene, const std::string& sourc
     }
   }
   if (Status status = finish(built, source, options); !status) return Error{status.error()};
+  std::vector<HumanoidBone> known;
+  for (HumanoidBone& bone : built.asset.humanoidBones) {
+    if (built.asset.skeleton.findJoint(bone.joint) >= 0) {
+      known.push_back(std::move(bone));
+    } else {
+      built.asset.warnings.push_back("humanoid bone '" + bone.role + "' names '" + bone.joint +
+                                     "', which is not a joint of the skeleton; ignored");
+    }
+  }
+  built.asset.humanoidBones = std::move(known);
   return std::move(built.asset);
 }
 
@@ -1017,9 +1304,12 @@ Result<ImportedAsset> importBvh(std::string_view text, const std::string& source
   } else {
     asset.warnings.push_back("'Frames: 0': the file has a skeleton but no motion");
   }
+  orientBvh(asset);
   if (Status status = finish(built, source, options); !status) return Error{status.error()};
   return std::move(built.asset);
 }
+
+bool isBinaryGltf(std::string_view bytes) { return bytes.size() >= 4 && bytes.substr(0, 4) == "glTF"; }
 
 bool looksLikeBvh(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -1047,15 +1337,70 @@ Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& o
       if (!imported) return Error{validUtf8(imported.error())};
       return imported;
     }
+    const std::string extension = extensionOf(path);
+    detail::GltfInfo gltf;
+    if (extension == ".glb" || extension == ".gltf" || extension == ".vrm") {
+      std::ifstream in(path, std::ios::binary);
+      if (!in) return Error{path + ": cannot open the file for reading"};
+      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (in.bad()) return Error{path + ": read error"};
+      Result<detail::GltfInfo> checked = detail::checkGltf(bytes, isBinaryGltf(bytes), path);
+      if (!checked) return Error{validUtf8(checked.error())};
+      gltf = std::move(checked.value());
+      if (extension == ".vrm") {
+        // Assimp picks its reader by extension; a .vrm is a GLB.
+        Assimp::Importer importer;
+        Result<const aiScene*> read = readScene(importer, path, [&] {
+          return importer.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess, "glb");
+        });
+        if (!read) return Error{read.error()};
+        return importScene(*read.value(), path, options, &gltf);
+      }
+    }
     Assimp::Importer importer;
     Result<const aiScene*> read =
         readScene(importer, path, [&] { return importer.ReadFile(path, kPostProcess); });
     if (!read) return Error{read.error()};
-    return importScene(*read.value(), path, options);
+    return importScene(*read.value(), path, options, &gltf);
   } catch (const std::bad_alloc&) {
     return Error{path + ": out of memory while importing"};
   } catch (const std::exception& e) {
     return Error{path + ": import failed: " + e.what()};
+  }
+}
+
+Result<ImportedAsset> importFileData(std::string_view data, const std::string& sourceName,
+                                     const ImportOptions& options) {
+  if (Status status = checkOptions(sourceName, options); !status) return Error{status.error()};
+  try {
+    std::string extension = extensionOf(sourceName);
+    if (extension == ".bvh" || (data.substr(0, std::min<size_t>(data.size(), 64)).find("HIERARCHY") !=
+                                std::string_view::npos)) {
+      Result<ImportedAsset> imported = importBvh(data, sourceName, options);
+      if (!imported) return Error{validUtf8(imported.error())};
+      return imported;
+    }
+    detail::GltfInfo gltf;
+    if (extension == ".glb" || extension == ".gltf" || extension == ".vrm") {
+      const bool binary = isBinaryGltf(data);
+      Result<detail::GltfInfo> checked = detail::checkGltf(data, binary, sourceName);
+      if (!checked) return Error{validUtf8(checked.error())};
+      gltf = std::move(checked.value());
+      extension = binary ? ".glb" : ".gltf";
+    }
+    if (extension.size() < 2) return Error{sourceName + ": no file extension to tell the format by"};
+    Assimp::Importer importer;
+    Result<const aiScene*> read = readScene(importer, sourceName, [&] {
+      return importer.ReadFileFromMemory(data.data(), data.size(), kPostProcess, extension.c_str() + 1);
+    });
+    if (!read) return Error{validUtf8(read.error())};
+    Result<ImportedAsset> imported = importScene(*read.value(), sourceName, options, &gltf);
+    if (!imported) return Error{validUtf8(imported.error())};
+    return imported;
+  } catch (const std::bad_alloc&) {
+    return Error{sourceName + ": out of memory while importing"};
+  } catch (const std::exception& e) {
+    return Error{sourceName + ": import failed: " + e.what()};
   }
 }
 

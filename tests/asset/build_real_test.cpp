@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Data, RealSkeleton,
                          ::testing::Values(Case{"cmu/01_01.bvh", 15, 15}, Case{"cmu/Boxing_Toes.bvh", 16, 16},
                                            Case{"deepmimic/humanoid3d_run.bvh", 13, 13},
                                            Case{"mesh2motion/human-base-animations.glb", 16, 16},
-                                           Case{"robot-expressive/RobotExpressive.glb", 13, 13}),
+                                           Case{"robot-expressive/RobotExpressive.glb", 15, 15}),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            std::string name = info.param.file;
                            for (char& ch : name) {

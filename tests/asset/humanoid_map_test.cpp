@@ -199,7 +199,7 @@ TEST(HumanoidMap, RealSkeletonsMapToTheirNamedJoints) {
         {Slot::LowerArmR, "LowerArm.R"},
         {Slot::UpperLegR, "UpperLeg.R"},
         {Slot::LowerLegL, "LowerLeg.L"},
-        {Slot::FootL, "-"}}},
+        {Slot::FootL, "Foot.L"}}},  // parented to the root, standing at the ankle
   };
   for (const Expect& c : cases) {
     const Skeleton s = loadSkeleton(c.file);

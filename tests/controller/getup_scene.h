@@ -4,6 +4,7 @@
 #pragma once
 
 #include "handoff/controller.h"
+#include "handoff/measure.h"
 
 #include <gtest/gtest.h>
 
@@ -150,22 +151,20 @@ struct RunFigures {
   TransitionPlan transition;
   double gatherTime = 0.0;       ///< Servos pulling the limbs toward the clip's first frame. [s]
   double weightZeroError = 1.0;  ///< Displayed vs fallen bones at the recovery's first frame. [m]
-  double worstPelvisJump = 0.0;  ///< Per frame, beyond the clip's own motion. [m]
-  double worstFootJump = 0.0;
-  double worstPelvisStep = 0.0;  ///< Per frame, raw. [m]
-  double worstFootStep = 0.0;
+  /// Per frame of the recovery, the displayed pelvis and feet against the get-up clip at the time
+  /// the character plays it (RecoveryJumpMeasure): beyond the clip's own motion, and raw.
+  JumpFigures recovery;
   double finalPelvisHeight = 0.0;    ///< Displayed, when the recovery finished. [m]
   double clipEndPelvisHeight = 0.0;  ///< The chosen clip's own last-frame pelvis above its floor. [m]
   double getUpTail = 0.0;            ///< The chosen clip's completion tail (0: none). [s]
   std::array<double, 2> finalFootHeight{1.0, 1.0};  ///< Lowest point under each foot. [m]
-  /// Per frame of the resumed run (its first second), beyond the run clip's own motion. [m]
-  double worstResumePelvisJump = 0.0;
-  double worstResumeFootJump = 0.0;
-  double worstResumeOwnFootStep = 0.0;  ///< The run clip's own fastest foot move per frame there. [m]
-  double exitBlend = 0.0;               ///< RecoveryRecord::exitBlend. [s]
+  /// Per frame of the resumed run (its first second), against the run clip's own motion.
+  JumpFigures resume;
+  double exitBlend = 0.0;  ///< RecoveryRecord::exitBlend. [s]
   int blockingViolations = 0;
   bool recovered = false;
   bool ranAgain = false;
+  std::string story;  ///< The character's events, "t kind: detail" per line (for a failing member).
 };
 
 /// Runs `runClip`, hands off at `handoffTime`, lets the ragdoll fall, settle and get up, then
@@ -180,8 +179,11 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
   const Skeleton& skeleton = c.skeleton();
   const auto n = static_cast<size_t>(skeleton.jointCount());
   std::vector<Transform> fallen(c.asset->bodies.size());
-  std::vector<Transform> clipA(n), clipB(n), modelsA(n), modelsB(n);
-  std::vector<Transform> previous;
+  std::vector<Transform> clipA(n), clipB(n);
+  // The runner's measures (measure.h): the recovery against the get-up clip at the time the
+  // character plays it; the resumed run against the run clip's own motion over each frame.
+  RecoveryJumpMeasure recoveryJumps(ch);
+  DisplayJumpMeasure resumeJumps(ch);
   bool running = true;
   for (int step = 0; step < 60 * 20 && !f.ranAgain; ++step) {
     const CharacterState before = ch.state();
@@ -212,44 +214,15 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       f.transition = ch.recoveries().back().transition;
       f.gatherTime = ch.recoveries().back().gatherTime;
     }
-    // A joint's displayed move over this frame against the clip's own move of it (modelsA, this
-    // frame, against modelsB, one frame earlier): worst excess, worst displayed and worst own move.
-    const auto jump = [&](int joint, double* beyond, double* movedMax, double* ownMax) {
-      const auto j = static_cast<size_t>(joint);
-      const double moved = glm::length(shown[j].translation - previous[j].translation);
-      const double own = glm::length(modelsA[j].translation - modelsB[j].translation);
-      *beyond = std::max(*beyond, moved - own);
-      *movedMax = std::max(*movedMax, moved);
-      *ownMax = std::max(*ownMax, own);
-    };
-    if (!previous.empty() &&
-        (ch.state() == CharacterState::Recovering || before == CharacterState::Recovering)) {
-      // The clip's own motion of each joint over this frame (clip time from the planned transition).
-      const RecoveryRecord& rec = ch.recoveries().back();
-      const GetUpClip& g = scene.chosen();
-      const double t = ch.time() - rec.startTime;
-      sampleGetUpInRoot(g.clip, skeleton, g.info, transitionClipTime(t, rec.transition), clipA);
-      sampleGetUpInRoot(g.clip, skeleton, g.info,
-                        transitionClipTime(std::max(0.0, t - kFrame), rec.transition), clipB);
-      localToModel(skeleton, clipA, modelsA);
-      localToModel(skeleton, clipB, modelsB);
-      double ownStep = 0.0;
-      jump(scene.pelvis, &f.worstPelvisJump, &f.worstPelvisStep, &ownStep);
-      jump(scene.feet[0], &f.worstFootJump, &f.worstFootStep, &ownStep);
-      jump(scene.feet[1], &f.worstFootJump, &f.worstFootStep, &ownStep);
-    }
-    if (f.recovered && !previous.empty() && ch.state() == CharacterState::Animated) {
+    recoveryJumps.observe(ch, f.recovery);
+    if (f.recovered && ch.state() == CharacterState::Animated) {
       // Running again: the run clip's own motion of each joint over this frame.
       c.clip(runClip).sample(scene.clipTime, WrapMode::Loop, clipA);
       c.clip(runClip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, clipB);
-      localToModel(skeleton, clipA, modelsA);
-      localToModel(skeleton, clipB, modelsB);
-      double pelvisOwnStep = 0.0, rawStep = 0.0;
-      jump(scene.pelvis, &f.worstResumePelvisJump, &rawStep, &pelvisOwnStep);
-      jump(scene.feet[0], &f.worstResumeFootJump, &rawStep, &f.worstResumeOwnFootStep);
-      jump(scene.feet[1], &f.worstResumeFootJump, &rawStep, &f.worstResumeOwnFootStep);
+      resumeJumps.observe(ch, clipA, clipB, f.resume);
+    } else {
+      resumeJumps.observe(ch);
     }
-    previous = shown;
     if (ch.takeRecoveryFinished()) {
       f.recovered = true;
       f.clipEndPelvisHeight = scene.chosen().info.endPelvisHeight;
@@ -266,6 +239,19 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       // fades the get-up's last frame out on top of it (CharacterSettings::recoveryExitBlend).
       if (scene.clipTime > 1.0) f.ranAgain = true;
     }
+  }
+  for (const CharacterEvent& e : ch.events()) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%.2f s ", e.time);
+    f.story += line + e.kind + ": " + e.detail + "\n";
+  }
+  {
+    char line[160];
+    std::snprintf(line, sizeof line, "end state %s, settled %d, facing %s%s\n",
+                  characterStateName(ch.state()), ch.settle().settled() ? 1 : 0,
+                  facingName(ch.facing().candidate()),
+                  ch.facing().inHoldBand() ? " (on its side: waiting)" : "");
+    f.story += line;
   }
   if (!ch.recoveries().empty()) {
     f.settleTime = ch.recoveries()[0].settleTime - ch.handoffs().front().time;

@@ -3,6 +3,7 @@
 // character out, partial ragdolls keeping one authority per body, the drive weight ramp as the
 // engine receives it.
 #include "handoff/controller.h"
+#include "handoff/measure.h"
 
 #include <gtest/gtest.h>
 
@@ -238,9 +239,6 @@ Hit hitStanding(double impulse, DriveSolver solver, bool endOfSubstepLaw = false
   if (!created) return h;
   Character& ch = **created;
   const int chest = bodyOf(*c.asset, Slot::Chest);
-  std::vector<Transform> models(locals.size()), anim(c.asset->bodies.size()), bodies(anim.size());
-  localToModel(c.skeleton(), locals, models);
-  bodyPosesFromModels(*c.asset, models, root, anim);
   double time = 0.0;
   const auto frame = [&]() {
     time += kDt;
@@ -257,29 +255,21 @@ Hit hitStanding(double impulse, DriveSolver solver, bool endOfSubstepLaw = false
   const Vec3 point = world->transform(ch.ragdoll().body(chest)).translation;
   EXPECT_TRUE(ch.applyImpulse(chest, impulse * back, point));
   EXPECT_EQ(ch.state(), CharacterState::Powered);
-  const double hitTime = time;
-  double lastRms = 0.0, lastMax = 0.0;
-  for (int i = 0; i < 180; ++i) {
+  // The runner's hit-reaction measure (measure.h) until the character is back or knocked out.
+  HitReactionMeasure measure;
+  HitReactionMetrics m = measure.begin(ch, chest, impulse * back, time);
+  for (int i = 0; i < 180 && measure.open(); ++i) {
     frame();
-    if (ch.state() == CharacterState::Powered) {
-      lastRms = ch.poweredRmsJointError();
-      lastMax = ch.poweredMaxJointError();
-      h.peakDeviation = std::max(h.peakDeviation, ch.poweredMaxPositionError());
-      ch.ragdoll().readBodyPoses(bodies);
-      h.chestPeak = std::max(h.chestPeak, glm::length(bodies[static_cast<size_t>(chest)].translation -
-                                                      anim[static_cast<size_t>(chest)].translation));
-    } else if (ch.state() == CharacterState::Animated && !h.returned) {
-      h.returned = true;
-      h.returnTime = time - hitTime;
-      h.rmsAtReturn = lastRms;
-      h.maxAtReturn = lastMax;
-      break;
-    } else if (ch.state() == CharacterState::Ragdoll) {
-      h.knockedOut = true;
-      h.knockoutTime = time - hitTime;
-      break;
-    }
+    measure.observe(ch, AnimationInput{time, root, locals, false}, time, m);
   }
+  h.returned = m.returned;
+  if (m.returned) h.returnTime = m.returnTime;
+  h.rmsAtReturn = m.returned ? m.rmsAtReturn : 0.0;
+  h.maxAtReturn = m.returned ? m.maxAtReturn : 0.0;
+  h.peakDeviation = m.peakDeviation;
+  h.chestPeak = m.peakHitBodyDeviation;
+  h.knockedOut = m.knockedOut;
+  if (m.knockedOut) h.knockoutTime = m.knockoutTime;
   return h;
 }
 

@@ -1,0 +1,287 @@
+// Measures of a character's run (the `measure` module): small observers fed frame by frame
+// with the Character, its world and the frame's animation input, each filling one of the
+// metrics structs below. The scenario runner measures its runs with them (runner.h) and tests
+// measure their own scenes with the same code.
+//
+// The frame they expect, in this order:
+//
+//   character.preStep(animation, dt);
+//   handoffMeasure.beforeStep(world, character);        // the first step after a commit only
+//   world.step(dt, substeps);
+//   handoffMeasure.afterStep(world, character, dt, metrics);
+//   character.postStep(dt);
+//   follow.observe(character, time, metrics);            // and hit, recovery, display, powered
+//
+// Units: SI (m, s, m/s, N s, kg), radians. Thread-safety: a measure is used by the thread that
+// steps the character it observes; separate measures are independent.
+#pragma once
+
+#include "handoff/controller.h"
+#include "handoff/handoff.h"
+#include "handoff/physics.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace handoff {
+
+/// One body at one handoff (SPEC section 7: before vs after the handoff step).
+struct BodyHandoffMetrics {
+  std::string name;
+  double positionJump = 0.0;     ///< |committed pose - animated pose| (the pop at the commit). [m]
+  double firstStepMove = 0.0;    ///< |pose after the first step - animated pose|. [m]
+  double allowedMove = 0.0;      ///< |v_anim| dt + |g| dt^2. [m]
+  Vec3 animatedVelocity{0.0};    ///< The animation's velocity at the handoff (SPEC section 3). [m/s]
+  Vec3 inheritedLinear{0.0};     ///< Given to the engine. [m/s]
+  Vec3 inheritedAngular{0.0};    ///< [rad/s]
+  Vec3 postStepLinear{0.0};      ///< After the first physics step. [m/s]
+  Vec3 postStepAngular{0.0};     ///< [rad/s]
+  double velocityChange = 0.0;   ///< |postStepLinear - animatedVelocity|. [m/s]
+  double velocityAllowed = 0.0;  ///< 5 % |v_anim| + |g| dt. [m/s]
+  bool inContact = false;        ///< Touching the world after the first step (velocity check skipped).
+  /// After the whole first frame, against the inherited velocity plus the joints' rigid-body
+  /// change over it (HandoffMetrics::worstFrameVelocityExcess):
+  Vec3 rigidChange{0.0};  ///< rigidJointVelocityChange. [m/s]
+  /// |postStepLinear - (inheritedLinear + g dt + rigidChange)|. [m/s]
+  double frameVelocityChange = 0.0;
+  double frameVelocityAllowed = 0.0;  ///< 5 % |inheritedLinear| + |g| dt. [m/s]
+  /// After the first substep of that step (the engine's first integration step, h):
+  Vec3 postSubstepLinear{0.0};          ///< [m/s]
+  double substepVelocityChange = 0.0;   ///< |postSubstepLinear - inheritedLinear|. [m/s]
+  double substepVelocityAllowed = 0.0;  ///< 5 % |inheritedLinear| + |g| h. [m/s]
+  std::string clamps;                   ///< clampReasonText of the inherited velocity.
+  bool teleport = false;
+  bool snapped = false;
+};
+
+/// One handoff of a run and what followed it.
+struct HandoffMetrics {
+  /// "handoff" (a `ragdoll` event: full ragdoll) or "powered" (a `powered` or `partial` event,
+  /// or an `impulse` while animated, the hit reaction: the bodies with a physics weight go
+  /// dynamic under drives); names the checks' capability.
+  std::string kind = "handoff";
+  double time = 0.0;  ///< Scenario time of the commit. [s]
+  std::string mode;   ///< "inherit", "naive_zero_velocity", "naive_bind_pose".
+  bool committed = false;
+  std::string failure;
+  bool teleportFlagged = false;
+  bool teleportDetected = false;
+  double rootJump = 0.0;  ///< [m]
+  double sampleDt = 0.0;  ///< [s]
+  std::vector<BodyHandoffMetrics> bodies;
+  double maxPositionJump = 0.0;      ///< [m]
+  double maxFirstStepMove = 0.0;     ///< [m]
+  double worstPopExcess = 0.0;       ///< max(firstStepMove - allowedMove). [m]
+  double maxVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
+  double worstVelocityExcess = 0.0;  ///< max(velocityChange - velocityAllowed), bodies not in contact. [m/s]
+  int bodiesInContact = 0;
+  /// The same criterion after the first substep (h = substepTime), against the inherited
+  /// velocity: what the joints did to what the commit handed over, before the bodies' own
+  /// motion over the step turns it (the velocity check of issue 4 and SPEC section 7).
+  double substepTime = 0.0;                 ///< [s]
+  double maxSubstepVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
+  double worstSubstepVelocityExcess = 0.0;  ///< max(substepVelocityChange - substepVelocityAllowed). [m/s]
+  /// The same criterion after the whole first frame (dt), against the inherited velocity carried
+  /// over the frame by exact rigid-body dynamics: gravity and what the jointed ragdoll's own motion
+  /// does (rigidJointVelocityChange: a turning chain's limbs change velocity by |omega|^2 r dt,
+  /// which is motion, not a correction): max(|v_after_frame - (v_inherited + g dt + dv_rigid)| -
+  /// (5 % |v_inherited| + |g| dt)), bodies not in contact. [m/s]
+  double worstFrameVelocityExcess = 0.0;
+  /// The following seconds (up to followWindow, while the character stays a ragdoll):
+  double followTime = 0.0;          ///< How long was observed. [s]
+  double worstSpeedExcess = 0.0;    ///< max(|v| - (|v_inherited| + |g| t + 1 m/s)). [m/s]
+  double maxJointSeparation = 0.0;  ///< Largest joint anchor separation. [m]
+  bool firstStepRecorded = false;
+  /// An external impulse hit the ragdoll in the first step (a knockdown): the first-step
+  /// continuity checks do not apply, and each hit during the follow window adds its
+  /// |impulse| / (mass of the hit body) to the explosion allowance.
+  std::string firstStepImpulse;
+  double hitAllowance = 0.0;  ///< [m/s]
+  /// A powered entry only (the drives track the animation through the first step): the
+  /// animation's own motion in that step measured as worstPopExcess and worstVelocityExcess
+  /// measure the physics (its pose at the step's end against its pose and velocity at the
+  /// commit, the same allowances and bodies): how much of those figures the animation asks for.
+  /// [m], [m/s]
+  double animationPopExcess = 0.0;
+  double animationVelocityExcess = 0.0;
+};
+
+/// One recovery (a RecoveryRecord) and how its display moved.
+struct RecoveryMetrics {
+  std::string facing;       ///< "supine", "prone", ...
+  double settleTime = 0.0;  ///< RecoveryRecord::settleTime. [s]
+  double startTime = 0.0;   ///< RecoveryRecord::startTime. [s]
+  bool finished = false;
+  bool cancelled = false;
+  /// Per frame, beyond the get-up clip's own motion at the clip time played
+  /// (RecoveryJumpMeasure: JumpFigures::pelvisJump, footJump). [m]
+  double worstPelvisJump = 0.0;
+  double worstFootJump = 0.0;  ///< [m]
+  /// Completion tail appended to the chosen get-up clip (GetUpCompletion::tailDuration; 0: none). [s]
+  double getUpTail = 0.0;
+};
+
+/// A hit reaction (SPEC section 6, issue 6): an `impulse` on the character while animated made
+/// it go powered by itself with CharacterSettings::hitReaction (the library default: pelvis and
+/// feet pinned, back to animation once the pose error and velocities settle, or a knock-out into
+/// a full ragdoll). Its powered entry is also measured as a handoff of kind "powered".
+struct HitReactionMetrics {
+  double time = 0.0;     ///< Scenario time of the hit (the powered entry). [s]
+  std::string body;      ///< The body hit.
+  double impulse = 0.0;  ///< |J|. [N s]
+  /// While powered: the hit body's largest distance from its animated pose (how far the hit
+  /// threw it), and the largest of any body (Character::poweredMaxPositionError). [m]
+  double peakHitBodyDeviation = 0.0;
+  double peakDeviation = 0.0;
+  bool returned = false;      ///< Back to animation before the end.
+  double returnTime = 0.0;    ///< From the hit to the first animated frame. [s]
+  double rmsAtReturn = 0.0;   ///< RMS joint-angle error at the last powered frame. [rad]
+  double maxAtReturn = 0.0;   ///< Largest joint-angle error at the last powered frame. [rad]
+  bool knockedOut = false;    ///< Fell into a full ragdoll (a "knockout" event).
+  double knockoutTime = 0.0;  ///< From the hit. [s]
+};
+
+// ---------------------------------------------------------------------------------------------
+// Observers
+
+/// A commit (a full ragdoll handoff or a powered entry) and its first physics step, per body:
+/// the pop at the commit, the animation's velocity (SPEC section 3 on the character's pose
+/// history, whatever the handoff mode) against what the engine inherited, and after the first
+/// step and its first substep the move and the velocity change against their allowances
+/// (BodyHandoffMetrics). One commit at a time: a new begin() replaces the one pending.
+class HandoffMeasure {
+ public:
+  /// The commit the character has just made (`record`, the newest of Character::handoffs()) at
+  /// scene time `time` [s]; `kind` names it ("handoff", "powered"). An uncommitted record gives
+  /// its flags and failure only and leaves a pending commit pending; a committed one waits for
+  /// its first step. HandoffMetrics::mode is left to the caller.
+  HandoffMetrics begin(const Character& character, const HandoffRecord& record, double time,
+                       std::string kind);
+  /// A committed handoff whose first physics step has not run yet.
+  bool firstStepPending() const { return pending_; }
+  /// After the Character::postStep of the step that followed the commit: the first-step figures
+  /// the Character recorded on its own record (Character::handoffs()) into `out` (what begin()
+  /// returned). Else nothing.
+  void afterStep(const PhysicsWorld& world, const Character& character, double dt, HandoffMetrics& out);
+
+ private:
+  std::size_t recordIndex_ = 0;           ///< The commit's record in Character::handoffs().
+  std::vector<Transform> animatedPoses_;  ///< Per body, the animated pose at the commit.
+  bool pending_ = false;
+};
+
+/// The seconds after a handoff while the character stays simulated (Ragdoll or Powered): no
+/// explosion (no body faster than |v_inherited| + |g| t + 1 m/s + the hits' |J| / m) and the
+/// joint anchors together (HandoffMetrics::followTime, worstSpeedExcess, maxJointSeparation).
+class FollowMeasure {
+ public:
+  /// Follows a handoff committed at scene time `commitTime` for `window` seconds. [s] [s >= 0]
+  void begin(double commitTime, double window);
+  bool open() const { return open_; }
+  /// After Character::postStep at scene time `time` [s]: the figures into `out` (the handoff's
+  /// metrics, its bodies' inheritedLinear filled); closes once the character is neither Ragdoll
+  /// nor Powered or the window has passed.
+  void observe(const Character& character, double time, HandoffMetrics& out);
+  /// An impulse `impulse` [N s] on asset body `body` while open: |J| / (mass of the body) joins
+  /// out.hitAllowance.
+  void addImpulse(const Character& character, int body, const Vec3& impulse, HandoffMetrics& out) const;
+
+ private:
+  double commitTime_ = 0.0;
+  double window_ = 0.0;
+  bool open_ = false;
+  bool observed_ = false;
+};
+
+/// A hit reaction (CharacterSettings::hitReaction): while the character stays powered, how far
+/// the hit threw the hit body and every body from the animation, then the return to animation
+/// (the joint errors at the last powered frame) or the knock-out (HitReactionMetrics).
+class HitReactionMeasure {
+ public:
+  /// The character went powered at scene time `time` [s] and took `impulse` [N s] on asset
+  /// body `body`.
+  HitReactionMetrics begin(const Character& character, int body, const Vec3& impulse, double time);
+  bool open() const { return open_; }
+  /// After Character::postStep at scene time `time` [s], with the animation input of the frame
+  /// (what preStep was given): the figures into `out`; closes on leaving Powered.
+  void observe(const Character& character, const AnimationInput& animation, double time,
+               HitReactionMetrics& out);
+
+ private:
+  int body_ = -1;
+  bool open_ = false;
+  std::vector<Transform> models_, animatedBodies_;
+};
+
+/// Largest and worst per-frame moves of a character's displayed pelvis and feet
+/// (Character::trackedJoints) against a reference animation's own moves over the same frames.
+struct JumpFigures {
+  /// Largest displayed move in one frame beyond the reference's own move of that joint over
+  /// the frame (a pop shows here). Starts at 0. [m]
+  double pelvisJump = 0.0;
+  double footJump = 0.0;  ///< The same, either foot. [m]
+  /// Largest displayed move in one frame, the reference's motion included. [m]
+  double pelvisStep = 0.0;
+  double footStep = 0.0;  ///< [m]
+  /// The reference's own largest move in one frame. [m]
+  double pelvisOwnStep = 0.0;
+  double footOwnStep = 0.0;  ///< [m]
+};
+
+/// Per-frame moves of the displayed pelvis and feet (Character::displayRoot, displayLocals) in
+/// world, measured against a reference the caller samples (a clip the display should follow).
+class DisplayJumpMeasure {
+ public:
+  explicit DisplayJumpMeasure(const Character& character);
+  /// After Character::postStep, every frame: remembers the displayed points (nothing measured).
+  void observe(const Character& character);
+  /// The same, and the frame's moves against the reference's over the frame into `out`: poses
+  /// of the character's skeleton (parentFromJoint) at this frame and at the frame before. No
+  /// figure on the first frame observed.
+  void observe(const Character& character, std::span<const Transform> referenceNow,
+               std::span<const Transform> referenceBefore, JumpFigures& out);
+
+ private:
+  void displayedPoints(const Character& character);
+  std::vector<int> joints_;  ///< Character::trackedJoints.
+  int pelvis_ = -1;
+  std::vector<Vec3> points_, last_;
+  std::vector<Transform> models_, referenceNow_, referenceBefore_;
+  bool haveLast_ = false;
+};
+
+/// A recovery's display against the get-up clip it plays (issue 5: no per-frame jump beyond the
+/// clip's own motion): on every frame the character is Recovering after the step, and the step
+/// it finished on, the displayed pelvis and feet against Character::recoveryClip() sampled at
+/// Character::recoveryClipTime() of this frame and of the frame before (the clip time the
+/// character plays, its planned hold included). Other frames only track the display.
+class RecoveryJumpMeasure {
+ public:
+  explicit RecoveryJumpMeasure(const Character& character);
+  /// After Character::postStep, every frame.
+  void observe(const Character& character, JumpFigures& out);
+
+ private:
+  DisplayJumpMeasure display_;
+  std::vector<Transform> clipNow_, clipBefore_;
+  double lastClipTime_ = 0.0;
+  size_t recoveries_ = 0;
+  bool wasRecovering_ = false;
+};
+
+/// Powered mode's tracking, over the powered frames observed (SPEC sections 5 and 6).
+struct PoweredTrackingMetrics {
+  double maxPositionError = 0.0;  ///< Largest Character::poweredMaxPositionError. [m]
+  double maxRmsJointError = 0.0;  ///< Largest Character::poweredRmsJointError. [rad]
+};
+
+/// Powered mode's largest errors: on every frame the character is Powered.
+class PoweredTrackingMeasure {
+ public:
+  /// After Character::postStep (and the frame's own events).
+  void observe(const Character& character, PoweredTrackingMetrics& out) const;
+};
+
+}  // namespace handoff

@@ -1,0 +1,228 @@
+// The handoff, follow, hit-reaction and powered-tracking measures (measure.h).
+#include "handoff/measure.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+
+namespace handoff {
+namespace {
+
+/// The animation's own linear velocity per body at the newest animated sample (SPEC section 3
+/// on the character's pose history, whatever the handoff mode).
+std::vector<Vec3> animationVelocities(const Character& character) {
+  const auto bodyCount = static_cast<size_t>(character.ragdoll().bodyCount());
+  std::vector<Vec3> rawL(bodyCount), rawA(bodyCount), lin(bodyCount), ang(bodyCount);
+  std::vector<std::uint8_t> clamps(bodyCount);
+  HandoffSettings hs = character.settings().handoff;
+  hs.mode = HandoffMode::Inherit;
+  inheritVelocities(character.ragdoll().history(), hs, rawL, rawA, lin, ang, clamps);
+  return lin;
+}
+
+double gravityOf(const PhysicsWorld& world) { return glm::length(world.settings().gravity); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// HandoffMeasure
+
+HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRecord& record, double time,
+                                     std::string kind) {
+  HandoffMetrics m;
+  m.kind = std::move(kind);
+  m.time = time;
+  m.committed = record.committed;
+  m.failure = record.failure;
+  m.teleportFlagged = record.teleportFlagged;
+  m.teleportDetected = record.teleportDetected;
+  m.rootJump = record.rootJump;
+  m.sampleDt = record.sampleDt;
+  if (!record.committed) return m;
+  // The animation's own velocity and the animated pose the player saw.
+  const PoseHistory& h = character.ragdoll().history();
+  const std::vector<Vec3> lin = animationVelocities(character);
+  const size_t bodyCount = lin.size();
+  recordIndex_ = static_cast<std::size_t>(&record - character.handoffs().data());
+  assert(recordIndex_ < character.handoffs().size() && "record is not one of the character's");
+  animatedPoses_.resize(bodyCount);
+  for (size_t b = 0; b < bodyCount; ++b) {
+    animatedPoses_[b] = h.body(0, static_cast<int>(b));
+    const BodyHandoff& bh = record.bodies[b];
+    BodyHandoffMetrics bm;
+    bm.name = bh.name;
+    bm.positionJump = glm::length(bh.poseAfter.translation - animatedPoses_[b].translation);
+    bm.animatedVelocity = lin[b];
+    bm.inheritedLinear = bh.linearVelocity;
+    bm.inheritedAngular = bh.angularVelocity;
+    bm.clamps = clampReasonText(bh.clamps);
+    bm.teleport = bh.teleport;
+    bm.snapped = bh.snapped;
+    m.maxPositionJump = std::max(m.maxPositionJump, bm.positionJump);
+    m.bodies.push_back(bm);
+  }
+  pending_ = true;
+  return m;
+}
+
+void HandoffMeasure::afterStep(const PhysicsWorld& world, const Character& character, double dt,
+                               HandoffMetrics& out) {
+  if (!pending_) return;
+  pending_ = false;
+  const HandoffRecord& record = character.handoffs()[recordIndex_];
+  if (!record.bodies.empty() && !record.bodies[0].firstStepRecorded) return;  // not stepped yet
+  const std::vector<Vec3> rigid = rigidJointVelocityChange(character.ragdoll().asset(), record, dt);
+  const double g = gravityOf(world);
+  out.firstStepRecorded = true;
+  out.worstPopExcess = -1e300;
+  out.worstVelocityExcess = -1e300;
+  out.worstSubstepVelocityExcess = -1e300;
+  out.worstFrameVelocityExcess = -1e300;
+  const double h = record.firstSubstepTime;
+  out.substepTime = h;
+  for (size_t b = 0; b < out.bodies.size(); ++b) {
+    const BodyHandoff& bh = record.bodies[b];
+    BodyHandoffMetrics& bm = out.bodies[b];
+    const double speed = glm::length(bm.animatedVelocity);
+    bm.postStepLinear = bh.linearVelocityAfterFirstStep;
+    bm.postStepAngular = bh.angularVelocityAfterFirstStep;
+    bm.firstStepMove = glm::length(bh.poseAfterFirstStep.translation - animatedPoses_[b].translation);
+    bm.allowedMove = speed * dt + g * dt * dt;
+    bm.velocityChange = glm::length(bm.postStepLinear - bm.animatedVelocity);
+    bm.velocityAllowed = 0.05 * speed + g * dt;
+    bm.inContact = world.contactCount(character.ragdoll().body(static_cast<int>(b))) > 0;
+    out.maxFirstStepMove = std::max(out.maxFirstStepMove, bm.firstStepMove);
+    out.worstPopExcess = std::max(out.worstPopExcess, bm.firstStepMove - bm.allowedMove);
+    // A body that meets the world in that step is stopped by it, as it must be: the velocity
+    // criterion is about what the joints and gravity do.
+    if (bm.inContact) {
+      ++out.bodiesInContact;
+      continue;
+    }
+    out.maxVelocityChange = std::max(out.maxVelocityChange, bm.velocityChange);
+    out.worstVelocityExcess = std::max(out.worstVelocityExcess, bm.velocityChange - bm.velocityAllowed);
+    bm.rigidChange = rigid[b];
+    bm.frameVelocityChange = glm::length(
+        bm.postStepLinear - (bm.inheritedLinear + world.settings().gravity * dt + bm.rigidChange));
+    bm.frameVelocityAllowed = 0.05 * glm::length(bm.inheritedLinear) + g * dt;
+    out.worstFrameVelocityExcess =
+        std::max(out.worstFrameVelocityExcess, bm.frameVelocityChange - bm.frameVelocityAllowed);
+    if (bh.firstSubstepRecorded) {
+      bm.postSubstepLinear = bh.linearVelocityAfterFirstSubstep;
+      bm.substepVelocityChange = glm::length(bm.postSubstepLinear - bm.inheritedLinear);
+      bm.substepVelocityAllowed = 0.05 * glm::length(bm.inheritedLinear) + g * h;
+      out.maxSubstepVelocityChange = std::max(out.maxSubstepVelocityChange, bm.substepVelocityChange);
+      out.worstSubstepVelocityExcess =
+          std::max(out.worstSubstepVelocityExcess, bm.substepVelocityChange - bm.substepVelocityAllowed);
+    }
+  }
+  if (out.worstVelocityExcess < -1e299) out.worstVelocityExcess = 0.0;
+  if (out.worstSubstepVelocityExcess < -1e299) out.worstSubstepVelocityExcess = 0.0;
+  if (out.worstFrameVelocityExcess < -1e299) out.worstFrameVelocityExcess = 0.0;
+  if (out.kind != "powered") return;
+  // A powered entry: the animation through the same step (the newest history sample is its
+  // pose at the step's end), by the same allowances: what the drives were asked to follow.
+  const PoseHistory& history = character.ragdoll().history();
+  const std::vector<Vec3> lin = animationVelocities(character);
+  out.animationPopExcess = out.animationVelocityExcess = -1e300;
+  for (size_t b = 0; b < out.bodies.size(); ++b) {
+    const BodyHandoffMetrics& bm = out.bodies[b];
+    const double move =
+        glm::length(history.body(0, static_cast<int>(b)).translation - animatedPoses_[b].translation);
+    out.animationPopExcess = std::max(out.animationPopExcess, move - bm.allowedMove);
+    if (bm.inContact) continue;
+    out.animationVelocityExcess =
+        std::max(out.animationVelocityExcess, glm::length(lin[b] - bm.animatedVelocity) - bm.velocityAllowed);
+  }
+  if (out.animationVelocityExcess < -1e299) out.animationVelocityExcess = 0.0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// FollowMeasure
+
+void FollowMeasure::begin(double commitTime, double window) {
+  commitTime_ = commitTime;
+  window_ = window;
+  open_ = true;
+  observed_ = false;
+}
+
+void FollowMeasure::observe(const Character& character, double time, HandoffMetrics& out) {
+  if (!open_) return;
+  if (!observed_) out.worstSpeedExcess = -1e300;  // from the first step on
+  observed_ = true;
+  const double since = time - commitTime_;
+  const bool simulated =
+      character.state() == CharacterState::Ragdoll || character.state() == CharacterState::Powered;
+  if (!simulated || since > window_ + 1e-9) {
+    open_ = false;
+    return;
+  }
+  const Ragdoll& ragdoll = character.ragdoll();
+  const double g = gravityOf(ragdoll.world());
+  out.followTime = since;
+  for (size_t b = 0; b < out.bodies.size(); ++b) {
+    const double speed = glm::length(ragdoll.world().linearVelocity(ragdoll.body(static_cast<int>(b))));
+    const double allowed = glm::length(out.bodies[b].inheritedLinear) + g * since + 1.0 + out.hitAllowance;
+    out.worstSpeedExcess = std::max(out.worstSpeedExcess, speed - allowed);
+  }
+  out.maxJointSeparation = std::max(out.maxJointSeparation, ragdoll.maxJointSeparation());
+}
+
+void FollowMeasure::addImpulse(const Character& character, int body, const Vec3& impulse,
+                               HandoffMetrics& out) const {
+  if (!open_) return;
+  out.hitAllowance += glm::length(impulse) / character.ragdoll().world().mass(character.ragdoll().body(body));
+}
+
+// ---------------------------------------------------------------------------------------------
+// HitReactionMeasure
+
+HitReactionMetrics HitReactionMeasure::begin(const Character& character, int body, const Vec3& impulse,
+                                             double time) {
+  HitReactionMetrics hit;
+  hit.time = time;
+  hit.body = character.ragdoll().asset().bodies[static_cast<size_t>(body)].name;
+  hit.impulse = glm::length(impulse);
+  body_ = body;
+  open_ = true;
+  models_.resize(static_cast<size_t>(character.skeleton().jointCount()));
+  animatedBodies_.resize(static_cast<size_t>(character.ragdoll().bodyCount()));
+  return hit;
+}
+
+void HitReactionMeasure::observe(const Character& character, const AnimationInput& animation, double time,
+                                 HitReactionMetrics& out) {
+  if (!open_) return;
+  if (character.state() == CharacterState::Powered) {
+    localToModel(character.skeleton(), animation.locals, models_);
+    bodyPosesFromModels(character.ragdoll().asset(), models_, animation.worldFromRoot, animatedBodies_);
+    const Vec3 hitBody = character.ragdoll().world().transform(character.ragdoll().body(body_)).translation;
+    out.peakHitBodyDeviation =
+        std::max(out.peakHitBodyDeviation,
+                 glm::length(hitBody - animatedBodies_[static_cast<size_t>(body_)].translation));
+    out.peakDeviation = std::max(out.peakDeviation, character.poweredMaxPositionError());
+    out.rmsAtReturn = character.poweredRmsJointError();
+    out.maxAtReturn = character.poweredMaxJointError();
+    return;
+  }
+  if (character.state() == CharacterState::Animated) {
+    out.returned = true;
+    out.returnTime = time - out.time;
+  } else {
+    out.knockedOut = character.state() == CharacterState::Ragdoll;
+    out.knockoutTime = time - out.time;
+  }
+  open_ = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PoweredTrackingMeasure
+
+void PoweredTrackingMeasure::observe(const Character& character, PoweredTrackingMetrics& out) const {
+  if (character.state() != CharacterState::Powered) return;
+  out.maxPositionError = std::max(out.maxPositionError, character.poweredMaxPositionError());
+  out.maxRmsJointError = std::max(out.maxRmsJointError, character.poweredRmsJointError());
+}
+
+}  // namespace handoff
