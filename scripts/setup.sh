@@ -8,8 +8,12 @@ HANDOFF_PACKAGES=(
   clang libclang-rt-14-dev
   libglm-dev nlohmann-json3-dev libcli11-dev libassimp-dev libbullet-dev
   libgtest-dev libgmock-dev libbenchmark-dev libtinygltf-dev
+  libmeshoptimizer-dev libpugixml-dev
   chromium nodejs npm
 )
+# libmeshoptimizer-dev: decodes EXT_meshopt_compression glTF buffers, which Assimp 5.2 cannot read.
+# libpugixml-dev: parses COLLADA before Assimp to check its counts and index lists (Assimp 5.2
+# crashes or allocates without bound on inconsistent ones).
 
 missing=()
 for p in "${HANDOFF_PACKAGES[@]}"; do

@@ -1,0 +1,209 @@
+// FBX checks before Assimp (fbx_check.h).
+#include "rig/fbx_check.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace handoff::detail {
+namespace {
+namespace fbx {
+
+constexpr std::string_view kBinaryMagic{"Kaydara FBX Binary  \0\x1a\0", 23};
+constexpr int kMaxDepth = 32;  // FBX nests a handful of levels; Assimp's reader recurses
+/// Elements an array may declare: its decoded bytes must fit in what zlib can expand its
+/// compressed bytes to (at most 1032:1) and in 1 GiB.
+constexpr std::uint64_t kMaxArrayBytes = std::uint64_t{1} << 30;
+constexpr std::uint64_t kZlibMaxRatio = 1032;
+
+template <class T>
+T read(std::string_view data, size_t at) {
+  T v{};
+  std::memcpy(&v, data.data() + at, sizeof v);  // FBX is little-endian, as every target here
+  return v;
+}
+
+Status checkBinary(std::string_view data, const std::string& source) {
+  if (data.size() < 27)
+    return Error{source + ": truncated FBX header (" + std::to_string(data.size()) + " bytes)"};
+  const auto version = read<std::uint32_t>(data, 23);
+  if (version < 7100 || version > 7700) {
+    return Error{source + ": FBX version " + std::to_string(version) +
+                 ": the importer (Assimp 5.2) reads FBX 7.1 to 7.7 (FBX 2011 and later)"};
+  }
+  const bool wide = version >= 7500;  // 64-bit record offsets
+  const size_t headerSize = wide ? 25 : 13;
+  const auto at = [&](size_t offset) { return " at byte " + std::to_string(offset); };
+  std::vector<std::uint64_t> ends{data.size()};  // end of each open record list's parent
+  size_t pos = 27;
+  bool topClosed = false;
+  while (!ends.empty()) {
+    const std::uint64_t limit = ends.back();
+    if (pos + headerSize > limit) {
+      if (ends.size() == 1 && pos + headerSize > data.size()) break;  // no null record at the very end
+      return Error{source + ": FBX record header" + at(pos) + " runs past its parent"};
+    }
+    const std::uint64_t end = wide ? read<std::uint64_t>(data, pos) : read<std::uint32_t>(data, pos);
+    const std::uint64_t properties =
+        wide ? read<std::uint64_t>(data, pos + 8) : read<std::uint32_t>(data, pos + 4);
+    const std::uint64_t listLength =
+        wide ? read<std::uint64_t>(data, pos + 16) : read<std::uint32_t>(data, pos + 8);
+    const auto nameLength = static_cast<unsigned char>(data[pos + headerSize - 1]);
+    if (end == 0 && properties == 0 && listLength == 0 && nameLength == 0) {
+      // Null record: the end of a nested list (or of the top level, followed by the footer).
+      pos += headerSize;
+      if (ends.size() == 1) {
+        topClosed = true;
+        break;
+      }
+      if (pos != ends.back())
+        return Error{source + ": FBX record ending" + at(ends.back()) + " has bytes after its nested list"};
+      ends.pop_back();
+      continue;
+    }
+    const size_t bodyStart = pos + headerSize + nameLength;
+    if (end > limit || end < bodyStart || listLength > end - bodyStart) {
+      return Error{source + ": FBX record" + at(pos) + " ends at byte " + std::to_string(end) +
+                   ", outside its parent (byte " + std::to_string(limit) + ") or inside its own header"};
+    }
+    // Properties: a type code and its payload each; they fill the property list exactly.
+    size_t p = bodyStart;
+    const size_t listEnd = bodyStart + static_cast<size_t>(listLength);
+    for (std::uint64_t k = 0; k < properties; ++k) {
+      if (p >= listEnd)
+        return Error{source + ": FBX record" + at(pos) + " declares more properties than its list holds"};
+      const char type = data[p++];
+      size_t size = 0;
+      switch (type) {
+        case 'C':
+          size = 1;
+          break;
+        case 'Y':
+          size = 2;
+          break;
+        case 'I':
+        case 'F':
+          size = 4;
+          break;
+        case 'D':
+        case 'L':
+          size = 8;
+          break;
+        case 'S':
+        case 'R':
+          if (listEnd - p < 4) return Error{source + ": FBX string property" + at(p) + " is truncated"};
+          size = 4 + read<std::uint32_t>(data, p);
+          break;
+        case 'f':
+        case 'i':
+        case 'd':
+        case 'l':
+        case 'b': {
+          if (listEnd - p < 12) return Error{source + ": FBX array property" + at(p) + " is truncated"};
+          const std::uint64_t count = read<std::uint32_t>(data, p);
+          const std::uint32_t encoding = read<std::uint32_t>(data, p + 4);
+          const std::uint64_t stored = read<std::uint32_t>(data, p + 8);
+          const std::uint64_t element = type == 'b' ? 1 : (type == 'f' || type == 'i') ? 4 : 8;
+          const std::uint64_t bytes = count * element;
+          if (encoding == 0 && stored != bytes) {
+            return Error{source + ": FBX array" + at(p) + " of " + std::to_string(count) +
+                         " elements stores " + std::to_string(stored) + " bytes"};
+          }
+          if (encoding == 1 && (bytes > stored * kZlibMaxRatio + 64 || bytes > kMaxArrayBytes)) {
+            return Error{source + ": FBX array" + at(p) + " declares " + std::to_string(count) +
+                         " elements, more than its " + std::to_string(stored) + " compressed bytes can hold"};
+          }
+          if (encoding > 1)
+            return Error{source + ": FBX array" + at(p) + " has the unknown encoding " +
+                         std::to_string(encoding)};
+          size = 12 + static_cast<size_t>(stored);
+          break;
+        }
+        default:
+          return Error{source + ": FBX property" + at(p - 1) + " has the unknown type code " +
+                       std::to_string(static_cast<unsigned char>(type))};
+      }
+      if (size > listEnd - p)
+        return Error{source + ": FBX property" + at(p - 1) + " runs past its record's property list"};
+      p += size;
+    }
+    if (p != listEnd)
+      return Error{source + ": FBX record" + at(pos) + " has a property list longer than its properties"};
+    if (listEnd == end) {
+      pos = listEnd;
+      continue;
+    }
+    // Nested records until a null record that ends exactly at `end`.
+    if (ends.size() > kMaxDepth)
+      return Error{source + ": FBX records nested deeper than " + std::to_string(kMaxDepth) + at(pos)};
+    ends.push_back(end);
+    pos = listEnd;
+  }
+  if (!topClosed && ends.size() > 1) return Error{source + ": the FBX file ends inside a record"};
+  return {};
+}
+
+Status checkAscii(std::string_view data, const std::string& source) {
+  int depth = 0;
+  size_t line = 1;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const char c = data[i];
+    const auto where = [&] { return " at line " + std::to_string(line); };
+    switch (c) {
+      case '\n':
+        ++line;
+        break;
+      case '\0':
+        return Error{source + ": a NUL byte in ASCII FBX" + where()};
+      case ';':  // comment to the end of the line
+        while (i + 1 < data.size() && data[i + 1] != '\n') ++i;
+        break;
+      case '"': {
+        const size_t close = data.find_first_of("\"\n", i + 1);
+        if (close == std::string_view::npos || data[close] != '"')
+          return Error{source + ": unterminated string in ASCII FBX" + where()};
+        i = close;
+        break;
+      }
+      case '{':
+        if (++depth > kMaxDepth)
+          return Error{source + ": ASCII FBX nested deeper than " + std::to_string(kMaxDepth) + where()};
+        break;
+      case '}':
+        if (--depth < 0) return Error{source + ": unbalanced '}' in ASCII FBX" + where()};
+        break;
+      case '*': {
+        // "*N {": an array of N values, each at least one digit and a comma.
+        size_t j = i + 1;
+        std::uint64_t n = 0;
+        while (j < data.size() && data[j] >= '0' && data[j] <= '9' && n <= data.size())
+          n = n * 10 + static_cast<std::uint64_t>(data[j++] - '0');
+        if (j > i + 1 && n > (data.size() - j) / 2 + 1) {
+          return Error{source + ": ASCII FBX array of " + std::to_string(n) + " values" + where() +
+                       " is longer than the rest of the file"};
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (depth != 0) return Error{source + ": ASCII FBX ends with " + std::to_string(depth) + " unclosed '{'"};
+  return {};
+}
+
+}  // namespace fbx
+}  // namespace
+
+Status checkFbx(std::string_view data, const std::string& source) {
+  using namespace fbx;
+  if (data.substr(0, 18) == kBinaryMagic.substr(0, 18)) {
+    if (data.substr(0, kBinaryMagic.size()) != kBinaryMagic)
+      return Error{source + ": malformed binary FBX header"};
+    return checkBinary(data, source);
+  }
+  return checkAscii(data, source);
+}
+
+}  // namespace handoff::detail
