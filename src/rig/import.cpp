@@ -260,6 +260,11 @@ struct Built {
   std::vector<int> jointNode;  ///< Scene node of each joint.
   Quat upFromFile{1.0, 0.0, 0.0, 0.0};
   std::optional<double> declaredUnitScale;  ///< Metres per file unit the format declares.
+  /// FBX: the uniform scale of the nodes above the root joint (an armature's), baked into it, and
+  /// the outermost such node with a scale.
+  double ancestorScale = 1.0;
+  std::string scaledAncestor;
+  bool fbx = false;
 };
 
 struct ModelSpace {
@@ -436,6 +441,14 @@ Status buildSkeleton(const aiScene& scene, const detail::SceneMeta& meta, const 
   }
   int root = base.front();
   for (const int node : base) root = lowestCommonAncestor(graph, root, node);
+  if (const int above = graph.parent[static_cast<size_t>(root)]; above >= 0) {
+    const Vec3 s = glm::abs(rigidPart(graph.global[static_cast<size_t>(above)]).scale);
+    built.ancestorScale = (s.x + s.y + s.z) / 3.0;
+    for (int n = above; n >= 0; n = graph.parent[static_cast<size_t>(n)]) {
+      const Vec3 own = glm::abs(rigidPart(graph.local[static_cast<size_t>(n)]).scale);
+      if (std::abs((own.x + own.y + own.z) / 3.0 - 1.0) > 1e-6) built.scaledAncestor = graph.name(n);
+    }
+  }
   if (skinned) {
     // Animated nodes inside the skin's subtree (bones without weights, helpers) are joints too;
     // animated nodes above the root are baked into the root, others are ignored.
@@ -1008,6 +1021,24 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
   } else if (built.declaredUnitScale) {
     asset.unitScale = *built.declaredUnitScale;
     asset.unitScaleDetected = true;
+    // An FBX whose armature carries the unit conversion (a scale of 100 or 0.01 on the node above
+    // the bones) while UnitScaleFactor declares it again: the hip lands a hundred times too high
+    // or low. When the declared unit puts the hip out of human range and the armature's
+    // power-of-ten scale, taken as the conversion, puts it inside, the file means the latter.
+    const double k = std::round(std::log10(built.ancestorScale));
+    const double declaredHip = hip * asset.unitScale;
+    const double undone = declaredHip / built.ancestorScale;
+    if (built.fbx && k != 0.0 && std::abs(std::log10(built.ancestorScale) - k) < 1e-4 &&
+        (declaredHip < kHumanHipMin || declaredHip > kHumanHipMax) && undone >= kHumanHipMin &&
+        undone <= kHumanHipMax) {
+      asset.unitScale /= built.ancestorScale;
+      asset.warnings.push_back("the armature node '" + built.scaledAncestor + "' scales the skeleton by " +
+                               format(built.ancestorScale) + " on top of UnitScaleFactor (" +
+                               format(*built.declaredUnitScale) + " m per unit), which would stand the hip " +
+                               format(declaredHip, 4) +
+                               " m high: the armature's scale is taken as the unit " + "conversion (hip " +
+                               format(undone, 4) + " m)");
+    }
   } else if (hip > 0.0 && std::isfinite(hip)) {
     // The candidate that puts the hip nearest a typical adult's. 0.0254 / 0.45 is the ASF unit
     // of the CMU motion-capture database (1/0.45 inch), which its BVH conversions keep.
@@ -1099,6 +1130,7 @@ Result<ImportedAsset> importScene(const aiScene& scene, const detail::SceneMeta&
   if (format.find("gltf") != std::string::npos || format.find("collada") != std::string::npos) {
     built.declaredUnitScale = 1.0;
   } else if (format.find("fbx") != std::string::npos) {
+    built.fbx = true;
     if (const std::optional<double> factor = meta.real("UnitScaleFactor"); factor && *factor > 0.0) {
       built.declaredUnitScale = *factor * 0.01;
     }
