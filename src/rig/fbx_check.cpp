@@ -1,7 +1,10 @@
 // FBX checks before Assimp (fbx_check.h).
 #include "rig/fbx_check.h"
 
+#include <zlib.h>
+
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -16,6 +19,26 @@ constexpr int kMaxDepth = 32;  // FBX nests a handful of levels; Assimp's reader
 /// compressed bytes to (at most 1032:1) and in 1 GiB.
 constexpr std::uint64_t kMaxArrayBytes = std::uint64_t{1} << 30;
 constexpr std::uint64_t kZlibMaxRatio = 1032;
+
+/// Whether zlib data inflates to exactly `expected` bytes (streamed through a small buffer).
+/// Assimp 5.2 leaks its zlib state when an array does not inflate (found by handoff_fuzz_import).
+bool inflatesTo(std::string_view compressed, std::uint64_t expected) {
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) return false;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  z.avail_in = static_cast<uInt>(compressed.size());
+  std::array<Bytef, 16384> chunk{};
+  int rc = Z_OK;
+  while (rc == Z_OK && z.total_out <= expected) {
+    z.next_out = chunk.data();
+    z.avail_out = static_cast<uInt>(chunk.size());
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // input ends before the stream does
+  }
+  const bool ok = rc == Z_STREAM_END && z.total_out == expected;
+  inflateEnd(&z);
+  return ok;
+}
 
 template <class T>
 T read(std::string_view data, size_t at) {
@@ -114,10 +137,16 @@ Status checkBinary(std::string_view data, const std::string& source) {
             return Error{source + ": FBX array" + at(p) + " declares " + std::to_string(count) +
                          " elements, more than its " + std::to_string(stored) + " compressed bytes can hold"};
           }
-          if (encoding > 1)
+          if (encoding > 1) {
             return Error{source + ": FBX array" + at(p) + " has the unknown encoding " +
                          std::to_string(encoding)};
+          }
           size = 12 + static_cast<size_t>(stored);
+          if (size > listEnd - p) break;  // reported below
+          if (encoding == 1 && !inflatesTo(data.substr(p + 12, static_cast<size_t>(stored)), bytes)) {
+            return Error{source + ": FBX array" + at(p) + ": its zlib data does not inflate to the " +
+                         std::to_string(bytes) + " bytes of its " + std::to_string(count) + " elements"};
+          }
           break;
         }
         default:
