@@ -3,6 +3,7 @@
 # skeleton lacks fails with the JSON path and the bone; a character out of human scale (the 5 m
 # Knight) is refused with the --unit-scale that fixes it, and builds with it.
 set(out ${WORK}/map_cli)
+file(REMOVE_RECURSE ${out})
 file(MAKE_DIRECTORY ${out})
 set(rig ${DATA}/rigs/blender_metarig.glb)
 
