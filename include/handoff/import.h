@@ -43,7 +43,9 @@ struct ImportOptions {
   /// 0.7-1.2 m high; centimetre and inch files are recognised). [> 0 or 0] [default 0]
   ///
   /// Auto: the unit the format declares when it declares one (glTF: metres; FBX:
-  /// UnitScaleFactor centimetres per unit; COLLADA: <unit>, applied by Assimp), else (BVH) the
+  /// UnitScaleFactor centimetres per unit, or, when that puts the hip out of human range and the
+  /// power-of-ten scale of the armature above the skeleton taken as the conversion puts it inside,
+  /// UnitScaleFactor / that scale; COLLADA: <unit>, applied by Assimp), else (BVH) the
   /// one of metres, centimetres, inches, decimetres and millimetres that puts the rest hip height
   /// nearest 0.95 m; when the rest pose has no height (all offsets in one plane) the first
   /// frame's pose is measured. A value > 0 is applied as given, whatever the format declares.
