@@ -94,6 +94,20 @@ std::string compress(const std::string& file, Filters filters) {
     return at;
   };
   bool quantized = false;
+  // The view's compressed stream goes to the BIN chunk; the view itself points at `decoded` bytes
+  // of the fallback buffer, which holds no data.
+  const auto compressed = [&](Json& view, Json& accessor, Json ext, const std::vector<unsigned char>& encoded,
+                              size_t decoded) {
+    ext["buffer"] = 0;
+    ext["byteOffset"] = append(encoded.data(), encoded.size());
+    ext["byteLength"] = encoded.size();
+    view["buffer"] = 1;
+    view["byteOffset"] = fallback;
+    view["byteLength"] = decoded;
+    accessor["byteOffset"] = 0;
+    fallback += (decoded + 3) / 4 * 4;
+    view["extensions"] = {{"EXT_meshopt_compression", ext}};
+  };
   for (size_t a = 0; a < doc["accessors"].size(); ++a) {
     Json& accessor = doc["accessors"][a];
     const auto v = accessor["bufferView"].get<size_t>();
@@ -168,32 +182,15 @@ std::string compress(const std::string& file, Filters filters) {
           meshopt_encodeVertexBuffer(encoded.data(), encoded.size(), decoded.data(), elements, stride));
       accessor.erase("min");
       accessor.erase("max");
-      if (filter != "NONE") accessor["byteOffset"] = 0;
-      ext["count"] = elements;
-      const size_t at = append(encoded.data(), encoded.size());
-      ext.update({{"buffer", 0},
-                  {"byteOffset", at},
-                  {"byteLength", encoded.size()},
-                  {"byteStride", stride},
-                  {"mode", mode}});
       if (filter != "NONE") ext["filter"] = filter;
-      view["buffer"] = 1;
-      view["byteOffset"] = fallback;
-      view["byteLength"] = elements * stride;
-      accessor["byteOffset"] = 0;
-      fallback += (elements * stride + 3) / 4 * 4;
-      view["extensions"] = {{"EXT_meshopt_compression", ext}};
+      ext["mode"] = mode;
+      ext["count"] = elements;
+      ext["byteStride"] = stride;
+      compressed(view, accessor, ext, encoded, elements * stride);
       continue;
     }
-    const size_t at = append(encoded.data(), encoded.size());
-    ext = {{"buffer", 0},        {"byteOffset", at}, {"byteLength", encoded.size()},
-           {"byteStride", size}, {"count", count},   {"mode", mode}};
-    view["buffer"] = 1;
-    view["byteOffset"] = fallback;
-    view["byteLength"] = count * size;
-    accessor["byteOffset"] = 0;
-    fallback += (count * size + 3) / 4 * 4;
-    view["extensions"] = {{"EXT_meshopt_compression", ext}};
+    ext = {{"count", count}, {"byteStride", size}, {"mode", mode}};
+    compressed(view, accessor, ext, encoded, count * size);
   }
   // Images and other views no accessor reads (textures): kept as they were.
   std::vector<bool> read(doc["bufferViews"].size(), false);
