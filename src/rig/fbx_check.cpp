@@ -189,9 +189,13 @@ Status checkAscii(std::string_view data, const std::string& source) {
         while (i + 1 < data.size() && data[i + 1] != '\n') ++i;
         break;
       case '"': {
-        const size_t close = data.find_first_of("\"\n", i + 1);
-        if (close == std::string_view::npos || data[close] != '"')
+        // Strings may span lines (Assimp's tokenizer allows it); one that never closes may not.
+        const size_t close = data.find('"', i + 1);
+        if (close == std::string_view::npos) {
           return Error{source + ": unterminated string in ASCII FBX" + where()};
+        }
+        line += static_cast<size_t>(std::count(data.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                               data.begin() + static_cast<std::ptrdiff_t>(close), '\n'));
         i = close;
         break;
       }

@@ -141,6 +141,10 @@ TEST(ImportChecks, ColladaAndFbxStructureIsChecked) {
                 .find("longer than the rest of the file"),
             std::string::npos);
   EXPECT_NE(error("; FBX 7.4.0 project file\nObjects: {\n", "x.fbx").find("unclosed"), std::string::npos);
+  EXPECT_NE(error("; FBX 7.4.0 project file\nCreator: \"two\nlines\n", "x.fbx").find("unterminated string"),
+            std::string::npos);
+  // A string over two lines is ASCII FBX (Assimp's tokenizer reads it): past the check.
+  EXPECT_NE(error("; FBX 7.4.0 project file\nCreator: \"two\nlines\"\n", "x.fbx").find("Assimp"), std::string::npos);
 }
 
 // --- the parser process --------------------------------------------------------------------------
