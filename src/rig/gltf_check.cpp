@@ -3,6 +3,8 @@
 #include "rig/gltf_check.h"
 
 #include <meshoptimizer.h>
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -996,8 +998,53 @@ std::string writeGlb(const Json& doc, const std::string& bin) {
   return out;
 }
 
-/// The rewritten GLB, or an empty string when the file has neither meshopt buffer views nor
-/// quantized real-valued accessors.
+/// Every node's transform in the scene's space (glTF: matrix, or translation * rotation * scale);
+/// the node tree is checked acyclic.
+std::vector<glm::dmat4> nodeGlobals(const Json& doc) {
+  const Json* nodes = find(doc, "nodes");
+  const size_t n = nodes != nullptr ? nodes->size() : 0;
+  std::vector<glm::dmat4> local(n, glm::dmat4(1.0));
+  std::vector<long long> parent(n, -1);
+  const auto vec = [](const Json& node, const char* key, size_t i, double fallback) {
+    return node.contains(key) ? (*find(node, key))[i].get<double>() : fallback;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const Json& node = (*nodes)[i];
+    if (node.contains("matrix")) {
+      for (int c = 0; c < 4; ++c) {
+        for (int r = 0; r < 4; ++r)
+          local[i][c][r] = node["matrix"][static_cast<size_t>(4 * c + r)].get<double>();
+      }
+    } else {
+      const glm::dvec3 t{vec(node, "translation", 0, 0), vec(node, "translation", 1, 0),
+                         vec(node, "translation", 2, 0)};
+      const glm::dquat q{vec(node, "rotation", 3, 1), vec(node, "rotation", 0, 0),
+                         vec(node, "rotation", 1, 0), vec(node, "rotation", 2, 0)};
+      const glm::dvec3 scale{vec(node, "scale", 0, 1), vec(node, "scale", 1, 1), vec(node, "scale", 2, 1)};
+      local[i] = glm::translate(glm::dmat4(1.0), t) * glm::mat4_cast(q) * glm::scale(glm::dmat4(1.0), scale);
+    }
+    if (const Json* children = find(node, "children")) {
+      for (const Json& c : *children) parent[c.get<size_t>()] = static_cast<long long>(i);
+    }
+  }
+  std::vector<glm::dmat4> global(n);
+  std::vector<char> done(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    std::vector<size_t> chain;
+    for (long long at = static_cast<long long>(i); at >= 0 && !done[static_cast<size_t>(at)];
+         at = parent[static_cast<size_t>(at)])
+      chain.push_back(static_cast<size_t>(at));
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      const long long p = parent[*it];
+      global[*it] = p >= 0 ? global[static_cast<size_t>(p)] * local[*it] : local[*it];
+      done[*it] = 1;
+    }
+  }
+  return global;
+}
+
+/// The rewritten GLB, or an empty string when the file has no meshopt buffer views, no quantized
+/// real-valued accessors and no skin without inverse bind matrices.
 std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<View>& views,
                     const Structure& structure, std::vector<std::string>& warnings) {
   const std::vector<Accessor>& accessors = structure.accessors();
@@ -1006,7 +1053,17 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
   const bool quantized = std::any_of(real.begin(), real.end(), [&](size_t a) {
     return a < accessors.size() && accessors[a].componentType != kFloat;
   });
-  if (!compressed && !quantized) return {};
+  // glTF lets a skin leave out its inverse bind matrices; Assimp 5.2 crashes on such a skin (found
+  // by handoff_fuzz_import). The rewrite writes them out as three.js reads such a skin: the
+  // inverses of the joints' node transforms, the node pose being the bind pose (identities, the
+  // specification's literal default, would put every joint at the origin).
+  std::vector<size_t> withoutBind;
+  if (const Json* skins = find(doc, "skins")) {
+    for (size_t k = 0; k < skins->size(); ++k) {
+      if (!(*skins)[k].contains("inverseBindMatrices")) withoutBind.push_back(k);
+    }
+  }
+  if (!compressed && !quantized && withoutBind.empty()) return {};
 
   Json out = doc;
   std::string bin;
@@ -1058,6 +1115,35 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
     target.erase("max");
     ++converted;
   }
+  if (!withoutBind.empty()) {
+    const std::vector<glm::dmat4> global = nodeGlobals(doc);
+    for (const size_t k : withoutBind) {
+      const Json& joints = doc["skins"][k]["joints"];
+      std::string matrices(joints.size() * 16 * sizeof(float), '\0');
+      for (size_t j = 0; j < joints.size(); ++j) {
+        const glm::dmat4 inverse = glm::inverse(global[joints[j].get<size_t>()]);
+        for (int c = 0; c < 4; ++c) {
+          for (int r = 0; r < 4; ++r) {
+            const auto f =
+                static_cast<float>(std::isfinite(inverse[c][r]) ? inverse[c][r] : (c == r ? 1.0 : 0.0));
+            std::memcpy(matrices.data() +
+                            (16 * j + 4 * static_cast<size_t>(c) + static_cast<size_t>(r)) * sizeof(float),
+                        &f, sizeof f);
+          }
+        }
+      }
+      out["bufferViews"].push_back(
+          {{"buffer", 0}, {"byteOffset", append(matrices)}, {"byteLength", matrices.size()}});
+      out["accessors"].push_back({{"bufferView", out["bufferViews"].size() - 1},
+                                  {"componentType", kFloat},
+                                  {"count", joints.size()},
+                                  {"type", "MAT4"}});
+      out["skins"][k]["inverseBindMatrices"] = out["accessors"].size() - 1;
+      warnings.push_back(
+          "skin " + std::to_string(k) +
+          " has no inverse bind matrices: its joints' node pose is the bind pose (as three.js reads it)");
+    }
+  }
   bin.resize((bin.size() + 3) / 4 * 4, '\0');
   out["buffers"] = Json::array({Json{{"byteLength", std::max<size_t>(bin.size(), 4)}}});
   if (bin.empty()) bin.assign(4, '\0');
@@ -1065,8 +1151,10 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
     removeExtension(out, "extensionsUsed", name);
     removeExtension(out, "extensionsRequired", name);
   }
-  warnings.push_back("decoded " + std::to_string(decoded) + " meshopt-compressed buffer views and " +
-                     std::to_string(converted) + " quantized accessors (meshoptimizer) before Assimp");
+  if (compressed || quantized) {
+    warnings.push_back("decoded " + std::to_string(decoded) + " meshopt-compressed buffer views and " +
+                       std::to_string(converted) + " quantized accessors (meshoptimizer) before Assimp");
+  }
   return writeGlb(out, bin);
 }
 

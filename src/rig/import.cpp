@@ -593,7 +593,8 @@ Status buildClips(const aiScene& scene, const std::string& source, const ImportO
       // last frame falls exactly on the duration. Durations come from float key times (glTF's
       // 1/3 s arrives as 333.333344 ms): the 1e-4 frame tolerance keeps 20.0000006 frames at 20.
       clip.frameCount = static_cast<int>(std::ceil(exactFrames - 1e-4)) + 1;
-      clip.frameRate = (clip.frameCount - 1) / duration;
+      // A clip shorter than the tolerance is one frame (frameRate 0 would be an invalid clip).
+      clip.frameRate = clip.frameCount > 1 ? (clip.frameCount - 1) / duration : options.resampleRate;
     } else {
       clip.frameCount = 1;
       clip.frameRate = options.resampleRate;

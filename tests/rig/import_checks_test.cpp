@@ -66,6 +66,28 @@ TEST(ImportChecks, EveryFuzzFindingIsStoppedBeforeAssimp) {
   }
 }
 
+// glTF allows a skin without inverse bind matrices; Assimp 5.2 crashes on it (SIGSEGV, found by the
+// fuzzer). The rewrite gives it the inverses of its joints' node transforms, as three.js reads it.
+TEST(ImportChecks, ASkinWithoutInverseBindMatricesTakesTheNodePose) {
+  const std::string bytes = readBytes(kRegressions + "gltf_skin_without_inverse_bind_matrices.glb");
+  ImportOptions direct;
+  direct.isolateParser = false;
+  direct.requireHumanScale = false;
+  Result<ImportedAsset> imported = importFileData(std::string_view(bytes).substr(1), "f.glb", direct);
+  ASSERT_TRUE(imported.ok()) << imported.error();
+  bool warned = false;
+  for (const std::string& w : imported->warnings) warned = warned || w.find("skin 0 has no inverse bind") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // The seed's node pose: Hips at 1 m, the thighs 0.1 m to the sides and 0.5 m below.
+  const Skeleton& s = imported->skeleton;
+  std::vector<Transform> models(static_cast<size_t>(s.jointCount()));
+  localToModel(s, s.restLocal, models);
+  ASSERT_EQ(s.jointCount(), 3);
+  EXPECT_NEAR(models[static_cast<size_t>(s.findJoint("Hips"))].translation.y, 1.0, 1e-6);
+  EXPECT_NEAR(models[static_cast<size_t>(s.findJoint("Thigh.L"))].translation.x, 0.1, 1e-6);
+  EXPECT_NEAR(models[static_cast<size_t>(s.findJoint("Thigh.R"))].translation.y, 0.5, 1e-6);
+}
+
 TEST(ImportChecks, GltfIndicesBoundsAndTreeAreChecked) {
   const auto error = [](const std::string& json) {
     ImportOptions direct;
