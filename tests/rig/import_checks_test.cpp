@@ -48,7 +48,12 @@ TEST(ImportChecks, EveryFuzzFindingIsStoppedBeforeAssimp) {
       // Assimp: SIGSEGV reading the weights of the vertices past the count.
       {"dae_vertex_weights_count_below_vcount.dae", "f.dae", "count=\"4\" but its vcount lists 8"},
       // Assimp: leaks its zlib state (7160 + 32768 bytes) when an array does not inflate.
-      {"fbx_zlib_array_that_does_not_inflate.fbx", "f.fbx", "FBX array at byte 21369: its zlib data does not inflate"},
+      {"fbx_zlib_array_that_does_not_inflate.fbx", "f.fbx",
+       "FBX array at byte 21369: its zlib data does not inflate"},
+      // Assimp: ai_assert abort, FBXConverter.cpp(1523) out_idx != nullptr (a skin cluster index
+      // past the mesh's vertices).
+      {"fbx_cluster_index_past_the_vertices.fbx", "f.fbx",
+       "FBX skin cluster Indexes at byte 44781 holds 100000, past the 62 vertices"},
       // Assimp: allocates until std::bad_alloc (a word in an index list).
       {"dae_word_in_index_list.dae", "f.dae",
        "<p> in <geometry id='Cube-mesh'> (line 75): 'Objects' is not an index"},
@@ -76,7 +81,8 @@ TEST(ImportChecks, ASkinWithoutInverseBindMatricesTakesTheNodePose) {
   Result<ImportedAsset> imported = importFileData(std::string_view(bytes).substr(1), "f.glb", direct);
   ASSERT_TRUE(imported.ok()) << imported.error();
   bool warned = false;
-  for (const std::string& w : imported->warnings) warned = warned || w.find("skin 0 has no inverse bind") != std::string::npos;
+  for (const std::string& w : imported->warnings)
+    warned = warned || w.find("skin 0 has no inverse bind") != std::string::npos;
   EXPECT_TRUE(warned);
   // The seed's node pose: Hips at 1 m, the thighs 0.1 m to the sides and 0.5 m below.
   const Skeleton& s = imported->skeleton;
@@ -163,10 +169,19 @@ TEST(ImportChecks, ColladaAndFbxStructureIsChecked) {
                 .find("longer than the rest of the file"),
             std::string::npos);
   EXPECT_NE(error("; FBX 7.4.0 project file\nObjects: {\n", "x.fbx").find("unclosed"), std::string::npos);
+  // ASCII index arrays are read too: a polygon vertex past the geometry's vertices.
+  const std::string ascii =
+      "; FBX 7.4.0 project file\nObjects:  {\n Geometry: 1, \"Geometry::\", \"Mesh\" {\n"
+      "  Vertices: *9 {\n   a: 0,0,0,1,0,0,0,1,0\n  }\n"
+      "  PolygonVertexIndex: *3 {\n   a: 0,1,-4\n  }\n }\n}\n";
+  EXPECT_NE(error(ascii, "x.fbx").find("PolygonVertexIndex at line 8 holds -4, not one of its 3 vertices"),
+            std::string::npos)
+      << error(ascii, "x.fbx");
   EXPECT_NE(error("; FBX 7.4.0 project file\nCreator: \"two\nlines\n", "x.fbx").find("unterminated string"),
             std::string::npos);
   // A string over two lines is ASCII FBX (Assimp's tokenizer reads it): past the check.
-  EXPECT_NE(error("; FBX 7.4.0 project file\nCreator: \"two\nlines\"\n", "x.fbx").find("Assimp"), std::string::npos);
+  EXPECT_NE(error("; FBX 7.4.0 project file\nCreator: \"two\nlines\"\n", "x.fbx").find("Assimp"),
+            std::string::npos);
 }
 
 // --- the parser process --------------------------------------------------------------------------
