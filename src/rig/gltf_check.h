@@ -23,8 +23,9 @@ struct GltfInfo {
   std::vector<HumanoidBone> humanoidBones;  ///< VRM humanBones, joints by node name.
   std::vector<std::string> warnings;
   /// A self-contained GLB for Assimp instead of the file (one buffer; meshopt buffer views decoded;
-  /// quantized vertex attributes, animation keys and inverse bind matrices as floats; the two
-  /// extensions removed). Empty when the file is read as it is.
+  /// quantized vertex attributes and animation keys as floats; the two extensions removed; inverse
+  /// bind matrices written out for skins without, from the joints' node pose). Empty when the file
+  /// is read as it is.
   std::string rewritten;
 };
 
