@@ -17,5 +17,6 @@ void addInspectCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addAssetCommands(CLI::App& app, int& exitCode);
 void addBenchCommands(CLI::App& app, int& exitCode);
+void addLiveCommand(CLI::App& app, int& exitCode);
 
 }  // namespace handoff::cli

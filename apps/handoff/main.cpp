@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   handoff::cli::addDemoCommand(app, exitCode);
   handoff::cli::addAssetCommands(app, exitCode);
   handoff::cli::addBenchCommands(app, exitCode);
+  handoff::cli::addLiveCommand(app, exitCode);
   CLI11_PARSE(app, argc, argv);
   return exitCode;
 }

@@ -1,0 +1,585 @@
+#include "live/server.h"
+
+#include "live/files.h"
+#include "live/workbench.h"
+
+#include <httplib.h>
+#include <pthread.h>
+#include <signal.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace handoff::live {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// What the stream carries: the latest frame, and versioned documents (state, log) plus notices
+/// that every client must receive. Frames may be skipped by a slow client (it gets the latest);
+/// documents are sent whenever the client's version is older.
+class Hub {
+ public:
+  struct Cursor {
+    std::uint64_t frame = 0;
+    int state = 0;
+    int log = 0;
+    std::size_t notices = 0;
+  };
+
+  void publishFrame(std::uint64_t serial, const std::string& frame) {
+    std::lock_guard lock(mutex_);
+    if (serial == frameSerial_) return;
+    frameSerial_ = serial;
+    frame_ = frame;
+    ++frameSeq_;
+    changed_.notify_all();
+  }
+  void publishState(int version, std::string state) {
+    std::lock_guard lock(mutex_);
+    stateVersion_ = version;
+    state_ = std::move(state);
+    changed_.notify_all();
+  }
+  void publishLog(int version, std::string log) {
+    std::lock_guard lock(mutex_);
+    logVersion_ = version;
+    log_ = std::move(log);
+    changed_.notify_all();
+  }
+  void notice(const std::string& text, bool error) {
+    std::lock_guard lock(mutex_);
+    notices_.push_back(json{{"text", text}, {"error", error}}.dump());
+    changed_.notify_all();
+  }
+  int stateVersion() {
+    std::lock_guard lock(mutex_);
+    return stateVersion_;
+  }
+  int logVersion() {
+    std::lock_guard lock(mutex_);
+    return logVersion_;
+  }
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    changed_.notify_all();
+  }
+  /// Waits (up to `timeout`) for anything newer than the cursor; the SSE text of it, or a
+  /// keep-alive comment. False once closed.
+  bool next(Cursor& c, std::string& out, std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, timeout, [&] {
+      return closed_ || c.state != stateVersion_ || c.log != logVersion_ || c.notices != notices_.size() ||
+             c.frame != frameSeq_;
+    });
+    if (closed_) return false;
+    out.clear();
+    if (c.state != stateVersion_) {
+      c.state = stateVersion_;
+      out += "event: state\ndata: " + state_ + "\n\n";
+    }
+    if (c.log != logVersion_) {
+      c.log = logVersion_;
+      out += "event: log\ndata: " + log_ + "\n\n";
+    }
+    for (; c.notices < notices_.size(); ++c.notices)
+      out += "event: notice\ndata: " + notices_[c.notices] + "\n\n";
+    if (c.frame != frameSeq_) {
+      c.frame = frameSeq_;
+      out += "event: frame\ndata: " + frame_ + "\n\n";
+    }
+    if (out.empty()) out = ": keep-alive\n\n";
+    return true;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::uint64_t frameSerial_ = 0, frameSeq_ = 0;
+  std::string frame_;
+  int stateVersion_ = 0, logVersion_ = 0;
+  std::string state_ = "{}", log_ = "{}";
+  std::vector<std::string> notices_;
+  bool closed_ = false;
+};
+
+// Debian's cpp-httplib is built with brotli and compresses responses whose type is text/*,
+// exactly "application/javascript" or exactly "application/json" when the browser accepts br; at
+// brotli's highest quality three.js (1.4 MB) takes 5 s. Over the loopback that buys nothing, so
+// the types below are spelled so that they are not compressed (a charset parameter).
+constexpr const char* kJsonType = "application/json; charset=utf-8";
+const char* contentType(const fs::path& file) {
+  const std::string ext = file.extension().string();
+  if (ext == ".html") return "text/html; charset=utf-8";
+  if (ext == ".js" || ext == ".mjs") return "application/javascript; charset=utf-8";
+  if (ext == ".css") return "text/css; charset=utf-8";
+  if (ext == ".json") return kJsonType;
+  if (ext == ".glb") return "model/gltf-binary";
+  if (ext == ".png") return "image/png";
+  if (ext == ".svg") return "image/svg+xml";
+  return "application/octet-stream";
+}
+
+bool readFile(const fs::path& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return true;
+}
+
+void sendError(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(json{{"ok", false}, {"error", message}}.dump(), kJsonType);
+}
+void sendJson(httplib::Response& res, const json& j) { res.set_content(j.dump(), kJsonType); }
+
+bool loopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+/// The page's own files: web/ without tests, dot files, or node_modules other than three.js.
+bool servable(const std::string& relative) {
+  if (relative.rfind("test/", 0) == 0) return false;
+  if (relative.rfind("node_modules/", 0) == 0 && relative.rfind("node_modules/three/", 0) != 0) return false;
+  const fs::path p(relative);
+  for (const fs::path& part : p) {
+    if (!part.empty() && part.string().front() == '.') return false;
+  }
+  return true;
+}
+
+/// What `handoff live` opens first (ServerOptions::start, startCharacter, else the DeepMimic run).
+Scenario startScenario(const ServerOptions& options, const Workbench& wb) {
+  if (options.start) return *options.start;
+  return wb.scenarioForCharacter(options.startCharacter.empty() ? "deepmimic/humanoid3d_run.bvh"
+                                                                : options.startCharacter);
+}
+std::string startOrigin(const ServerOptions& options) {
+  return options.startOrigin.empty() ? "data: deepmimic/humanoid3d_run.bvh" : options.startOrigin;
+}
+
+class Server {
+ public:
+  Server(const ServerOptions& options, const fs::path& scratch)
+      : options_(options), uploads_(scratch, options.maxUploadBytes), wb_([&] {
+          WorkbenchOptions w;
+          w.dataDir = options.dataDir;
+          w.outDir = options.outDir;
+          w.scratchDir = scratch;
+          return w;
+        }()) {}
+
+  Status open() {
+    std::lock_guard lock(mutex_);
+    Status st = wb_.open(startScenario(options_, wb_), startOrigin(options_));
+    if (st) publishLocked();
+    return st;
+  }
+
+  std::string describe() {
+    std::lock_guard lock(mutex_);
+    char text[256];
+    std::snprintf(text, sizeof text, "%s (%zu bodies, started in %.0f ms)",
+                  wb_.scenario().character.file.c_str(), wb_.asset().bodies.size(), wb_.lastStartMs());
+    return text;
+  }
+
+  void routes(httplib::Server& http) {
+    http.Get("/api/stream", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_header("Cache-Control", "no-store");
+      auto cursor = std::make_shared<Hub::Cursor>();
+      res.set_chunked_content_provider("text/event-stream", [this, cursor](size_t, httplib::DataSink& sink) {
+        std::string out;
+        if (!hub_.next(*cursor, out, std::chrono::milliseconds(1000))) {
+          sink.done();
+          return true;
+        }
+        return sink.write(out.data(), out.size());
+      });
+    });
+    http.Get("/api/state", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex_);
+      sendJson(res, wb_.state());
+    });
+    http.Get("/api/log", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex_);
+      sendJson(res, wb_.log());
+    });
+    http.Get("/api/frame", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex_);
+      res.set_content(wb_.frameJson(), kJsonType);
+    });
+    http.Get("/api/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex_);
+      res.set_content(wb_.metrics(), kJsonType);
+    });
+    http.Get("/api/asset", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex_);
+      res.set_header("Content-Disposition", "attachment; filename=\"live.asset.json\"");
+      res.set_content(wb_.assetJson(), kJsonType);
+    });
+    http.Get("/api/scenario", [this](const httplib::Request&, httplib::Response& res) {
+      std::lock_guard lock(mutex_);
+      res.set_content(saveScenarioJson(wb_.scenario()), kJsonType);
+    });
+    http.Get("/api/files", [this](const httplib::Request&, httplib::Response& res) {
+      json files = json::array();
+      for (const DataFile& f : listCharacterFiles(options_.dataDir)) {
+        files.push_back({{"path", f.path}, {"size", f.size}});
+      }
+      sendJson(res, {{"dataDir", options_.dataDir.string()},
+                     {"files", files},
+                     {"maxUpload", options_.maxUploadBytes},
+                     {"outDir", options_.outDir.string()}});
+    });
+    http.Get("/api/rig.glb", [this](const httplib::Request&, httplib::Response& res) {
+      std::string bytes;
+      {
+        std::lock_guard lock(mutex_);
+        if (!readFile(wb_.rigGlbPath(), bytes)) return sendError(res, 500, "the rig is not written");
+      }
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(bytes, "model/gltf-binary");
+    });
+    http.Get("/api/download", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string file = req.get_param_value("file");
+      std::lock_guard lock(mutex_);
+      // Only what this server wrote (save, export), by its file name.
+      const auto it = std::find_if(written_.begin(), written_.end(),
+                                   [&](const fs::path& p) { return p.filename().string() == file; });
+      std::string bytes;
+      if (it == written_.end() || !readFile(*it, bytes)) return sendError(res, 404, "not found");
+      res.set_header("Content-Disposition", "attachment; filename=\"" + it->filename().string() + "\"");
+      res.set_content(bytes, contentType(*it));
+    });
+
+    http.Post("/api/command", [this](const httplib::Request& req, httplib::Response& res) {
+      withJson(req, res, [&](const json& body) {
+        std::lock_guard lock(mutex_);
+        Result<json> r = wb_.command(body);
+        publishLocked();
+        if (!r) return sendError(res, 400, r.error());
+        sendJson(res, *r);
+      });
+    });
+    http.Post("/api/tune", [this](const httplib::Request& req, httplib::Response& res) {
+      withJson(req, res, [&](const json& body) {
+        std::lock_guard lock(mutex_);
+        Result<json> r = wb_.tune(body);
+        publishLocked();
+        if (!r) return sendError(res, 400, r.error());
+        sendJson(res, *r);
+      });
+    });
+    http.Post("/api/load", [this](const httplib::Request& req, httplib::Response& res) {
+      withJson(req, res, [&](const json& body) {
+        if (!body.contains("file") || !body["file"].is_string())
+          return sendError(res, 400, "load: {\"file\": ...}");
+        const std::string name = body["file"].get<std::string>();
+        Result<fs::path> path = resolveInside(options_.dataDir, name);
+        if (!path) return sendError(res, 400, "load: " + path.error());
+        if (!isCharacterFile(path->string())) {
+          return sendError(res, 400,
+                           "load: '" + name + "' is not a character file (bvh, glb, gltf, fbx, dae)");
+        }
+        std::lock_guard lock(mutex_);
+        Status st = wb_.open(wb_.scenarioForCharacter(path->string()), "data: " + name);
+        publishLocked();
+        if (!st) return sendError(res, 400, st.error());
+        sendJson(res, {{"ok", true}, {"sessionId", wb_.sessionId()}});
+      });
+    });
+    http.Post("/api/upload", [this](const httplib::Request& req, httplib::Response& res) {
+      const std::string name = req.get_param_value("name");
+      std::lock_guard lock(mutex_);
+      if (!isCharacterFile(name)) {
+        return sendError(res, 400,
+                         "upload refused: '" + name.substr(0, 100) +
+                             "' is not a character file (bvh, glb, gltf, fbx, dae)");
+      }
+      Result<fs::path> stored = uploads_.store(name, req.body);
+      if (!stored) return sendError(res, 400, stored.error());
+      Status st = wb_.open(wb_.scenarioForCharacter(stored->string()), "upload: " + name);
+      if (st) wb_.markUploaded();
+      publishLocked();
+      if (!st) {
+        // The message names the file as the user knows it, not its place in the scratch folder.
+        std::string message = st.error();
+        const std::string where = stored->string();
+        for (std::size_t at = message.find(where); at != std::string::npos;
+             at = message.find(where, at + name.size())) {
+          message.replace(at, where.size(), name);
+        }
+        return sendError(res, 400, message);
+      }
+      sendJson(res, {{"ok", true}, {"sessionId", wb_.sessionId()}});
+    });
+    http.Post("/api/save", [this](const httplib::Request& req, httplib::Response& res) {
+      withJson(req, res, [&](const json& body) {
+        std::lock_guard lock(mutex_);
+        Result<json> r = wb_.save(body.value("name", std::string("live_session")));
+        publishLocked();
+        if (!r) return sendError(res, 400, r.error());
+        json out = *r;
+        for (const char* key : {"scenario", "asset", "character"}) {
+          if (!out.contains(key)) continue;
+          written_.insert(fs::path(out[key].get<std::string>()));
+          out[std::string(key) + "Url"] =
+              "api/download?file=" + fs::path(out[key].get<std::string>()).filename().string();
+        }
+        out["ok"] = true;
+        sendJson(res, out);
+      });
+    });
+    http.Post("/api/export", [this](const httplib::Request& req, httplib::Response& res) {
+      withJson(req, res, [&](const json& body) {
+        std::lock_guard lock(mutex_);
+        Result<std::string> r = wb_.exportReplay(body.value("name", std::string("live_session")));
+        if (!r) return sendError(res, 400, r.error());
+        written_.insert(fs::path(*r));
+        sendJson(
+            res,
+            {{"ok", true}, {"glb", *r}, {"glbUrl", "api/download?file=" + fs::path(*r).filename().string()}});
+      });
+    });
+
+    // The page: web/ (live.html at /).
+    http.Get(R"(/(.*))", [this](const httplib::Request& req, httplib::Response& res) {
+      std::string relative = req.matches[1];
+      if (relative.empty()) relative = "live.html";
+      if (!servable(relative)) return sendError(res, 404, "not found");
+      Result<fs::path> file = resolveInside(options_.webDir, relative);
+      std::string bytes;
+      if (!file || !readFile(*file, bytes)) return sendError(res, 404, "not found");
+      res.set_header("Cache-Control", "no-store");
+      res.set_content(bytes, contentType(*file));
+    });
+
+    http.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      if (res.status == 413) {
+        sendError(res, 413,
+                  "upload refused: larger than the " + formatBytes(options_.maxUploadBytes) + " allowed");
+      } else {
+        sendError(res, res.status, "HTTP " + std::to_string(res.status));
+      }
+    });
+    http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      std::string what = "internal error";
+      try {
+        std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      sendError(res, 500, what);
+    });
+  }
+
+  /// The simulation thread: steps in real time, publishes what changed.
+  void simulate(const std::atomic<bool>& stop) {
+    const auto period = std::chrono::microseconds(16667);
+    auto last = Clock::now();
+    auto next = last + period;
+    while (!stop) {
+      std::this_thread::sleep_until(next);
+      next += period;
+      const auto now = Clock::now();
+      if (now > next + 4 * period) next = now + period;  // fell behind (a long tune): do not race
+      const double elapsed = std::chrono::duration<double>(now - last).count();
+      last = now;
+      std::lock_guard lock(mutex_);
+      wb_.advance(elapsed);
+      publishLocked();
+    }
+    hub_.close();
+  }
+
+  void close() { hub_.close(); }
+
+ private:
+  template <class F>
+  void withJson(const httplib::Request& req, httplib::Response& res, F&& f) {
+    const json body = json::parse(req.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return sendError(res, 400, "expected a JSON object");
+    try {
+      f(body);
+    } catch (const json::exception& e) {
+      sendError(res, 400, std::string("bad request: ") + e.what());
+    }
+  }
+
+  void publishLocked() {
+    if (hub_.stateVersion() != wb_.stateVersion()) hub_.publishState(wb_.stateVersion(), wb_.state().dump());
+    if (hub_.logVersion() != wb_.logVersion()) hub_.publishLog(wb_.logVersion(), wb_.log().dump());
+    for (const std::string& n : wb_.takeNotices()) hub_.notice(n, false);
+    hub_.publishFrame(wb_.frameSerial(), wb_.frameJson());
+  }
+
+  const ServerOptions& options_;
+  std::mutex mutex_;  // guards wb_, uploads_, written_
+  UploadStore uploads_;
+  Workbench wb_;
+  std::set<fs::path> written_;
+  Hub hub_;
+};
+
+}  // namespace
+
+int runServer(const ServerOptions& options) {
+  // SIGINT and SIGTERM are taken by one thread (sigwait), blocked everywhere else.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  const auto started = Clock::now();
+  Result<TempFolder> scratch = TempFolder::create("handoff-live-");
+  if (!scratch) {
+    std::cerr << "error: " << scratch.error() << "\n";
+    return 1;
+  }
+  if (!fs::exists(options.webDir / "live.html")) {
+    std::cerr << "error: the workbench page is not here: " << (options.webDir / "live.html").string() << "\n";
+    return 1;
+  }
+  if (!fs::exists(options.webDir / "node_modules" / "three")) {
+    std::cerr << "error: three.js is missing: run `npm ci` in " << options.webDir.string() << "\n";
+    return 1;
+  }
+  Server server(options, scratch->path());
+  if (Status st = server.open(); !st) {
+    std::cerr << "error: " << st.error() << "\n";
+    return 1;
+  }
+  httplib::Server http;
+  http.new_task_queue = [] { return new httplib::ThreadPool(16); };
+  http.set_payload_max_length(options.maxUploadBytes);
+  server.routes(http);
+  int port = options.port;
+  if (port == 0) {
+    port = http.bind_to_any_port(options.host);
+    if (port < 0) {
+      std::cerr << "error: cannot listen on " << options.host << "\n";
+      return 1;
+    }
+  } else if (!http.bind_to_port(options.host, port)) {
+    std::cerr << "error: cannot listen on " << options.host << ":" << port << " (in use? try --port 0)\n";
+    return 1;
+  }
+  if (!loopback(options.host)) {
+    std::cerr << "warning: listening on " << options.host
+              << ": anyone who can reach this address can drive the workbench and upload files\n";
+  }
+  const std::string host =
+      options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  std::printf("handoff live: http://%s:%d/  %s, ready in %.0f ms\n", host.c_str(), port,
+              server.describe().c_str(),
+              std::chrono::duration<double, std::milli>(Clock::now() - started).count());
+  std::printf("  saves and exports go to %s; Ctrl-C stops\n", options.outDir.string().c_str());
+  std::fflush(stdout);
+
+  std::atomic<bool> stop{false};
+  std::thread sim([&] { server.simulate(stop); });
+  std::thread listener([&] { http.listen_after_bind(); });
+  int received = 0;
+  sigwait(&signals, &received);
+  stop = true;
+  server.close();
+  http.stop();
+  listener.join();
+  sim.join();
+  return 0;
+}
+
+int runBench(const ServerOptions& options, double seconds) {
+  Result<TempFolder> scratch = TempFolder::create("handoff-live-bench-");
+  if (!scratch) {
+    std::cerr << "error: " << scratch.error() << "\n";
+    return 1;
+  }
+  WorkbenchOptions w;
+  w.dataDir = options.dataDir;
+  w.outDir = options.outDir;
+  w.scratchDir = scratch->path();
+  Workbench wb(w);
+  const auto started = Clock::now();
+  const Scenario s = startScenario(options, wb);
+  if (Status st = wb.open(s, startOrigin(options)); !st) {
+    std::cerr << "error: " << st.error() << "\n";
+    return 1;
+  }
+  const double openMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  // The script: run 1 s, ragdoll, a chest hit in the fall, then let it settle and get up.
+  const std::vector<std::pair<double, json>> script = {
+      {1.0, json{{"type", "ragdoll"}}},
+      {1.1, json{{"type", "impulse"}, {"body", "chest"}, {"impulse", {0.0, 0.0, 80.0}}}},
+  };
+  size_t next = 0;
+  std::vector<double> wall, cpu;
+  std::size_t bytes = 0;
+  const int frames = static_cast<int>(std::lround(seconds / s.settings.dt));
+  for (int k = 0; k < frames; ++k) {
+    while (next < script.size() && wb.time() + 1e-9 >= script[next].first) {
+      if (Result<json> r = wb.command(script[next].second); !r) {
+        std::cerr << "error: " << r.error() << "\n";
+        return 1;
+      }
+      ++next;
+    }
+    if (!wb.step()) break;
+    wall.push_back(wb.lastFrameMs());
+    cpu.push_back(wb.lastFrameCpuMs());
+    bytes += wb.frameJson().size();
+  }
+  const auto tuneStart = Clock::now();
+  Result<json> tuned = wb.tune(json{{"groups", {{"knee", {{"upper", {0.0, 0.0, 1.2}}}}}}});
+  const double tuneMs = std::chrono::duration<double, std::milli>(Clock::now() - tuneStart).count();
+  if (!tuned) {
+    std::cerr << "error: " << tuned.error() << "\n";
+    return 1;
+  }
+  const auto summary = [](const char* what, const std::vector<double>& v) {
+    std::vector<int> order(v.size());
+    for (size_t i = 0; i < v.size(); ++i) order[i] = static_cast<int>(i);
+    std::sort(order.begin(), order.end(),
+              [&](int a, int b) { return v[static_cast<size_t>(a)] > v[static_cast<size_t>(b)]; });
+    const TimeStats t = timeStats(v);
+    std::printf("  %s [ms]: mean %.3f  median %.3f  p95 %.3f  max %.3f  (slowest frames:", what, t.mean,
+                t.median, t.p95, t.max);
+    for (size_t i = 0; i < std::min<size_t>(3, order.size()); ++i) std::printf(" %d", order[i] + 1);
+    std::printf(")\n");
+  };
+  std::printf("handoff live --bench: %s, %zu frames at %.0f Hz (ragdoll at 1.0 s, chest hit at 1.1 s)\n",
+              wb.scenario().character.file.c_str(), wall.size(), 1.0 / s.settings.dt);
+  std::printf("  open (import, build, session start, rig): %.1f ms\n", openMs);
+  std::printf("  server time per frame (step + frame encoding):\n");
+  summary("thread CPU", cpu);
+  summary("wall clock", wall);
+  std::printf(
+      "  frame size: %.1f KiB on average (%.0f KiB/s at 60 Hz)\n",
+      wall.empty() ? 0.0 : static_cast<double>(bytes) / static_cast<double>(wall.size()) / 1024.0,
+      wall.empty() ? 0.0 : static_cast<double>(bytes) / static_cast<double>(wall.size()) * 60.0 / 1024.0);
+  std::printf("  tune (knee limit) and re-simulate to %.2f s: %.1f ms\n", tuned->value("from", 0.0), tuneMs);
+  return 0;
+}
+
+}  // namespace handoff::live
