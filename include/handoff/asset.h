@@ -180,6 +180,10 @@ struct BodyDef {
   double mass = 0.0;             ///< [kg] [> 0]
   Vec3 inertia{0.0};             ///< Principal moments in C, after stabilization. [kg m^2] [> 0]
   double friction = 0.8;         ///< [>= 0] [default 0.8]
+  /// Rolling resistance (BodyDesc::rollingFriction): the lever of the contact patch of a limb
+  /// on the floor. Without it a lying ragdoll's capsules rock and roll for a long time before
+  /// the settle rule (and a get-up) can see it at rest. [m] [>= 0] [default 0.02]
+  double rollingFriction = 0.02;
   double restitution = 0.0;      ///< [0, 1] [default 0]
   double linearDamping = 0.05;   ///< [1/s] [>= 0] [default 0.05]
   double angularDamping = 0.05;  ///< [1/s] [>= 0] [default 0.05]

@@ -107,10 +107,6 @@ struct PoweredSettings {
   /// Explicit solver only: ExplicitDrive::setEndOfSubstepLaw (each joint's PD evaluated at the
   /// end of the substep for its two bodies, as the implicit servo; docs/DRIVES.md). [default false]
   bool endOfSubstepLaw = false;
-  /// The Character installs its drive and pins as the world's substep listener while powered.
-  /// With several powered characters in one world, set false and chain
-  /// Character::substepListener() of each in one SubstepListenerList.
-  bool installSubstepListener = true;
 
   // Leaving powered mode (SPEC.md section 5). Checked every step once the ramp is done.
   /// Return to animation on its own once settled (a hit reaction). False: stay powered until
@@ -145,6 +141,12 @@ struct CharacterSettings {
   Vec3 levelDefaultForward{0.0, 0.0, 1.0};
   /// After a delayed recovery (no standable spot), wait this long before trying again. [s]
   double recoveryRetryDelay = 0.5;
+  /// A settled ragdoll lying on its side (FacingSettings' hold band) waits for it to roll onto
+  /// its back or front; once it has lain settled on its side this long, the get-up of the facing
+  /// it kept starts anyway (without the gather: the display transition blends from the side),
+  /// so a body wedged on its side does not lie there for ever. The same wait as PuppetMaster's
+  /// get-up delay. +inf: wait for ever. [s] [> 0] [default 5]
+  double sideWaitLimit = 5.0;
   /// Display blend out of a finished get-up into the game's animation: the difference between
   /// the clip's last frame and the game's first pose (per joint, in the parent's space) fades
   /// to zero on top of the moving animation over at least this long, longer when the pelvis or a
@@ -278,6 +280,10 @@ class Character {
   Ragdoll& ragdoll() { return *ragdoll_; }
   const Skeleton& skeleton() const { return skeleton_; }
   const CharacterSettings& settings() const { return settings_; }
+  /// Every commit, in order. A committed record's first-step figures (BodyHandoff::
+  /// *AfterFirstStep, *AfterFirstSubstep, HandoffRecord::firstSubstepTime) are filled by the
+  /// postStep that follows the commit's first physics step: what a user reads of their own
+  /// handoff (SPEC.md section 7), with no probe of their own.
   const std::vector<HandoffRecord>& handoffs() const { return handoffs_; }
   const std::vector<RecoveryRecord>& recoveries() const { return recoveries_; }
   const std::vector<CharacterEvent>& events() const { return events_; }
@@ -295,11 +301,11 @@ class Character {
   /// Per joint, the weight handed to the drive in the last preStep (ramp x weight x body's drive
   /// weight; 0 when the child body is animated).
   std::span<const double> jointDriveWeights() const { return jointWeights_; }
-  /// The drive (explicit solver) and pins, and the listener that runs them (see
-  /// PoweredSettings::installSubstepListener). The pins' external impulses are in pins().
+  /// The drive (explicit solver) and pins; the character runs them from its own substep listener
+  /// in the world while powered (PhysicsWorld::addSubstepListener: one per owner, so several
+  /// characters share a world). The pins' external impulses are in pins().
   const ExplicitDrive* explicitDrive() const { return drive_.get(); }
   const PinApplier* pins() const { return pins_.get(); }
-  SubstepListener& substepListener() { return listeners_; }
   const FacingClassifier& facing() const { return facing_; }
 
   /// What to render: the displayed skeleton (parentFromJoint) against displayRoot().
@@ -329,6 +335,10 @@ class Character {
   Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
             const CharacterSettings& settings);
   void event(const char* kind, std::string detail);
+  /// Appends a commit's record and arms the first-step probe on it (a committed one).
+  void recordCommit(HandoffRecord&& record);
+  /// After the step that followed a commit: its first-step figures into its record.
+  void recordFirstStep();
   bool containPhysicsFault();
   void ragdollPostStep(double dt);
   void recoveringPreStep(double dt);
@@ -336,7 +346,7 @@ class Character {
   void startExitBlend();
   void exitBlendPostStep(double dt);
   bool tryStartRecovery(double dt);
-  const GetUpClip* clipForFacing() const;
+  const GetUpClip* clipForFacing(bool onItsSideToo = false) const;
   void startGather(const GetUpClip& clip);
   void gatherPostStep(double dt);
   void stopGather();
@@ -385,6 +395,8 @@ class Character {
   bool gathering_ = false;
   double gatherTime_ = 0.0;
   Facing gatherFacing_ = Facing::Undecided;
+  bool gatherRolledOver_ = false;  ///< This fall's gather rolled the body over: no gather again.
+  double sideWait_ = 0.0;          ///< Time settled on its side (facing hold band). [s]
   std::vector<DriveJoint> driveJoints_;
   std::vector<JointId> engineJoints_;
   std::vector<Quat> bodyTargets_, jointTargets_;
@@ -437,6 +449,8 @@ class Character {
   int faults_ = 0;
 
   std::vector<HandoffRecord> handoffs_;
+  std::optional<FirstSubstepProbe> firstStepProbe_;  ///< Listening to the step after a commit.
+  int firstStepRecord_ = -1;                         ///< The record it fills (index in handoffs_).
   std::vector<RecoveryRecord> recoveries_;
   std::vector<CharacterEvent> events_;
 };

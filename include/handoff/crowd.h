@@ -201,16 +201,18 @@ class SleepGroups {
 // ------------------------------------------------------------------------------------------------
 
 struct CrowdSettings {
-  /// Settings of every space. Crowds warm-start joint rows (WorldSettings::warmStartJoints): the
-  /// motors holding a dead pose then converge and a ragdoll lying on the floor comes to rest
-  /// instead of creeping at 3.8 cm/s for ever (docs/CROWDS.md).
+  /// Settings of every space: the library's, but for one iteration of the joint rows per
+  /// velocity iteration (WorldSettings::jointIterationFactor 1, the reference scene's 10
+  /// iterations): a crowd of dead ragdolls trades joint stiffness under violent impacts for half
+  /// the joint solve (docs/CROWDS.md).
   WorldSettings world = [] {
     WorldSettings w;
-    w.warmStartJoints = true;
     w.jointIterationFactor = 1;
     return w;
   }();
-  int substeps = 1;  ///< Substeps per step. [>= 1]
+  /// Substeps per step: one, the reference scene's (a crowd of dead ragdolls needs no stiff drive).
+  /// [>= 1] [default 1]
+  int substeps = 1;
   /// Character bounds (the box around its bodies' shapes) are grown by this before clusters are
   /// found: characters closer than this share a space. [m] [default 0.3]
   double clusterMargin = 0.3;
@@ -241,11 +243,6 @@ struct CrowdSettings {
   /// Joint motors hold the pose a character is added with (the "dead" pose): the asset's drive
   /// gains times this weight (handoff::implicitMotorSettings). 0: limp.
   double holdWeight = 1.0;
-  /// Body material for crowd ragdolls (the reference scene's): friction, restitution, damping.
-  double friction = 1.0;
-  double restitution = 0.15;
-  double linearDamping = 0.05;
-  double angularDamping = 0.05;
 
   /// Creates a space (default: handoff::createBulletWorld).
   std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)> createWorld;

@@ -316,12 +316,11 @@ class ExplicitDrive final : public SubstepListener {
 enum class ServoTargets : std::uint8_t {
   /// The target is the admissible rotation nearest the animation's (nearestAdmissibleAngles) and
   /// the servo's rows ask for the joint-angle rates its PD means (JointMotorSettings::
-  /// angleRateRows). Powered mode; the default.
+  /// angleRateRows). Powered mode and the get-up gather; the default.
   Nearest,
-  /// The first version: each target angle clamped on its own (admissibleTargetAngles) and the
-  /// rates asked of the engine's rows as they are (near the gimbal lock of the X-Y-Z angles the
-  /// rows of X and Z then ask for 1 / cos(y) times the rate). The get-up gather keeps it for now:
-  /// its end-to-end tests were tuned with it (docs/DRIVES.md, "Known weaknesses").
+  /// The first version, kept for comparison: each target angle clamped on its own
+  /// (admissibleTargetAngles) and the rates asked of the engine's rows as they are (near the
+  /// gimbal lock of the X-Y-Z angles the rows of X and Z then ask for 1 / cos(y) times the rate).
   PerAxis,
 };
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,28 +59,30 @@ struct HandoffSettings {
   /// VelocityProjector): anchors move together, locked axes do not turn. The correction
   /// conserves the character's linear and angular momentum and is recorded per body
   /// (kClampJointConsistency). Off: the solver makes the same correction in the first steps, as
-  /// an unrecorded velocity jump. [default false: the Character's get-up tests were tuned
-  /// without it; the handoff tests on real clips turn it on]
-  bool jointConsistency = false;
+  /// an unrecorded velocity jump (a diagnosis switch, `handoff diagnose`). [default true]
+  bool jointConsistency = true;
   /// Strip the approach velocity of body points that would reach static geometry (the floor)
-  /// within `stepTime` of the commit: the contact would stop them in the first step anyway.
-  /// Recorded per body (kClampStaticContact). [default false, as jointConsistency]
-  bool staticContacts = false;
+  /// within the step after the commit: the contact would stop them in the first step anyway.
+  /// Recorded per body (kClampStaticContact). [default true]
+  bool staticContacts = true;
   /// Collision layers that count as static geometry for `staticContacts`. [default kStatic]
   std::uint32_t staticContactMask = layers::kStatic;
-  /// The physics step that follows the commit: look-ahead of limits and contacts. [s] [> 0]
-  /// [default 1/60]
-  double stepTime = 1.0 / 60.0;
+  /// A value of stepTime or limitLookAhead meaning "derive it from the step in use".
+  static constexpr double kDerived = -1.0;
+  /// The physics step that follows the commit: the look-ahead of the floor contacts. [s]
+  /// [> 0, or kDerived] [default kDerived: the step the character is animated with, the `dt` of
+  /// the last Ragdoll::setAnimatedPose (Ragdoll::animationStep)]
+  double stepTime = kDerived;
   /// A joint within reach of a limit, moving toward it, gets its limit widened to the angle it
   /// reaches in this time at its committed rate (+ 0.02 rad) until the first updateLimits() after
-  /// the commit. Bullet's limit rows let a joint close only jointErp of its gap to a limit per
-  /// substep, so a joint at w is braked anywhere within w h / jointErp of a limit (h the
-  /// substep): a handoff mid-swing (an arm in a run) then loses velocity in its first step to a
-  /// limit it never reaches. stepTime * (1 + 1 / jointErp) (0.1 s at 60 Hz and the default ERP)
-  /// keeps the first step free of it (the demo's and the real-clip tests' setting). [s] [>= 0]
-  /// [default 1/60: one frame of motion; the Character's chaotic tests (a pile of 50 in a pit, a
-  /// spin of four turns per second) were tuned with it and end past their bounds with 0.1]
-  double limitLookAhead = 1.0 / 60.0;
+  /// the commit. An engine whose limit rows let a joint close only jointErp of its gap to a limit
+  /// per substep (Bullet's 6-DoF spring2) brakes a joint at w anywhere within w h / jointErp of a
+  /// limit: a handoff mid-swing (an arm in a run) would lose velocity in its first step to a
+  /// limit it never reaches. [s] [>= 0, or kDerived] [default kDerived: stepTime * (1 + 1 /
+  /// jointErp) with the world's WorldSettings::jointErp, one step of motion and the braking
+  /// distance; 0.1 s at 60 Hz]
+  double limitLookAhead = kDerived;
+  bool operator==(const HandoffSettings&) const = default;
 };
 
 /// Why an inherited velocity was changed. Bit flags.
@@ -221,9 +224,12 @@ class PoseHistory {
   std::vector<Transform> scratch_;  // 2 x bodyCount, for insertBeforeNewest
 };
 
-/// Velocity inheritance, pure: the finite difference of the two newest samples, or of the two
-/// before when the newest pair spans a teleport (flagged, or a root jump > teleportDistance),
-/// rotated by the teleport's root rotation; clamped, with the reasons. After a dense sample
+/// Velocity inheritance, pure: the finite difference of the two newest samples; when that pair
+/// spans a teleport (flagged, or a root jump > teleportDistance) the jump gives no velocity: the
+/// body's motion over the pair is taken relative to the root (continuous through the jump, as
+/// fresh as without one), plus the root's own motion over the pair before the jump carried
+/// through the root's turn (v = v_root + w_root x r + R_root v_rel; none without that pair);
+/// clamped, with the reasons. After a dense sample
 /// taken past a flagged teleport (PoseHistory::denseAfterTeleport) the newest pair is used as
 /// it is and the result still reports the flagged jump (teleportFlagged, rootJump). Outputs have
 /// history.bodyCount() elements.
@@ -357,6 +363,14 @@ class Ragdoll {
   /// record says why.
   HandoffRecord commit(const HandoffSettings& settings);
 
+  /// The step the character is animated with: the `dt` of the last setAnimatedPose (1/60 s
+  /// before the first). [s]
+  double animationStep() const { return animationStep_; }
+  /// HandoffSettings::stepTime and limitLookAhead as the commit uses them: the value given, or
+  /// derived from animationStep() and the world's joint ERP. [s]
+  double stepTimeFor(const HandoffSettings& settings) const;
+  double limitLookAheadFor(const HandoffSettings& settings) const;
+
   /// The same commit for some bodies only (a powered or partial ragdoll, or the rest of one
   /// knocked out): every body with mask[b] != 0 must be animated and becomes dynamic under
   /// `authority` from the newest animated pose with the inherited velocities; bodies already
@@ -457,6 +471,7 @@ class Ragdoll {
   std::vector<Vec3> jointLinear_, jointAngular_, contactLinear_, contactAngular_;
   std::vector<Vec3> lower_, upper_;     // per joint, what the engine has
   double limitLookAhead_ = 1.0 / 60.0;  // HandoffSettings::limitLookAhead of the last commit [s]
+  double animationStep_ = 1.0 / 60.0;   // dt of the last setAnimatedPose [s]
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
@@ -467,26 +482,30 @@ class Ragdoll {
   void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_
 };
 
+/// What exact rigid-body dynamics of the jointed ragdoll does to the committed linear velocities
+/// over `dt` (first order, no gravity, no contacts, no engine): the joints' forces turn each
+/// limb's velocity as the chain swings (centripetal and Coriolis terms, |omega|^2 r dt). The
+/// reference the first frame's velocity continuity is measured around (measure.h). One entry per
+/// body; zeros for a record that did not commit. Allocates (a measurement, not a step). [m/s]
+std::vector<Vec3> rigidJointVelocityChange(const RagdollAsset& asset, const HandoffRecord& record, double dt);
+
 /// Records a committed ragdoll's bodies after the first substep of the step that follows the
 /// commit: the engine's first integration step, where the joints meet the inherited velocities
-/// before any motion of the bodies adds to it (BodyHandoff::*AfterFirstSubstep). Install it as
-/// the world's substep listener for that one step (it forwards every substep to `next`, the
-/// listener the world had, e.g. a powered Character's), step, call finish(), then give the world
-/// `next` back. Records nothing for a record that did not commit. Allocates nothing.
+/// before any motion of the bodies adds to it (BodyHandoff::*AfterFirstSubstep). Add it to the
+/// world's substep listeners for that one step (PhysicsWorld::addSubstepListener), step, call
+/// finish(), then remove it. A Character does this itself for each of its commits. Records
+/// nothing for a record that did not commit. Allocates nothing.
 class FirstSubstepProbe final : public SubstepListener {
  public:
-  FirstSubstepProbe(const Ragdoll& ragdoll, HandoffRecord& record, SubstepListener* next = nullptr)
-      : ragdoll_(&ragdoll), record_(&record), next_(next) {}
+  FirstSubstepProbe(const Ragdoll& ragdoll, HandoffRecord& record) : ragdoll_(&ragdoll), record_(&record) {}
   void onSubstep(double substepDt) override;
   /// After the step: a step of one substep is recorded now (its first substep is the step).
   void finish();
-  SubstepListener* next() const { return next_; }
 
  private:
   void record(double substepDt);
   const Ragdoll* ragdoll_;
   HandoffRecord* record_;
-  SubstepListener* next_;
   int calls_ = 0;
   double firstSubstep_ = 0.0;
 };

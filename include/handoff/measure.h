@@ -41,6 +41,12 @@ struct BodyHandoffMetrics {
   double velocityChange = 0.0;   ///< |postStepLinear - animatedVelocity|. [m/s]
   double velocityAllowed = 0.0;  ///< 5 % |v_anim| + |g| dt. [m/s]
   bool inContact = false;        ///< Touching the world after the first step (velocity check skipped).
+  /// After the whole first frame, against the inherited velocity plus the joints' rigid-body
+  /// change over it (HandoffMetrics::worstFrameVelocityExcess):
+  Vec3 rigidChange{0.0};  ///< rigidJointVelocityChange. [m/s]
+  /// |postStepLinear - (inheritedLinear + g dt + rigidChange)|. [m/s]
+  double frameVelocityChange = 0.0;
+  double frameVelocityAllowed = 0.0;  ///< 5 % |inheritedLinear| + |g| dt. [m/s]
   /// After the first substep of that step (the engine's first integration step, h):
   Vec3 postSubstepLinear{0.0};          ///< [m/s]
   double substepVelocityChange = 0.0;   ///< |postSubstepLinear - inheritedLinear|. [m/s]
@@ -77,6 +83,12 @@ struct HandoffMetrics {
   double substepTime = 0.0;                 ///< [s]
   double maxSubstepVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
   double worstSubstepVelocityExcess = 0.0;  ///< max(substepVelocityChange - substepVelocityAllowed). [m/s]
+  /// The same criterion after the whole first frame (dt), against the inherited velocity carried
+  /// over the frame by exact rigid-body dynamics: gravity and what the jointed ragdoll's own motion
+  /// does (rigidJointVelocityChange: a turning chain's limbs change velocity by |omega|^2 r dt,
+  /// which is motion, not a correction): max(|v_after_frame - (v_inherited + g dt + dv_rigid)| -
+  /// (5 % |v_inherited| + |g| dt)), bodies not in contact. [m/s]
+  double worstFrameVelocityExcess = 0.0;
   /// The following seconds (up to followWindow, while the character stays a ragdoll):
   double followTime = 0.0;          ///< How long was observed. [s]
   double worstSpeedExcess = 0.0;    ///< max(|v| - (|v_inherited| + |g| t + 1 m/s)). [m/s]
@@ -141,26 +153,22 @@ struct HitReactionMetrics {
 /// (BodyHandoffMetrics). One commit at a time: a new begin() replaces the one pending.
 class HandoffMeasure {
  public:
-  /// The commit the character has just made (`record`, its newest HandoffRecord) at scene time
-  /// `time` [s]; `kind` names it ("handoff", "powered"). An uncommitted record gives its flags
-  /// and failure only and leaves a pending commit pending; a committed one waits for its first
-  /// step. HandoffMetrics::mode is left to the caller.
+  /// The commit the character has just made (`record`, the newest of Character::handoffs()) at
+  /// scene time `time` [s]; `kind` names it ("handoff", "powered"). An uncommitted record gives
+  /// its flags and failure only and leaves a pending commit pending; a committed one waits for
+  /// its first step. HandoffMetrics::mode is left to the caller.
   HandoffMetrics begin(const Character& character, const HandoffRecord& record, double time,
                        std::string kind);
   /// A committed handoff whose first physics step has not run yet.
   bool firstStepPending() const { return pending_; }
-  /// Before PhysicsWorld::step: on the first step after the commit a FirstSubstepProbe goes in
-  /// front of the world's substep listener (the character's own while powered). Else nothing.
-  void beforeStep(PhysicsWorld& world, Character& character);
-  /// After PhysicsWorld::step, before Character::postStep: on the first step after the commit,
-  /// the world's listener back and the first-step figures into `out` (what begin() returned).
-  /// Else nothing.
-  void afterStep(PhysicsWorld& world, const Character& character, double dt, HandoffMetrics& out);
+  /// After the Character::postStep of the step that followed the commit: the first-step figures
+  /// the Character recorded on its own record (Character::handoffs()) into `out` (what begin()
+  /// returned). Else nothing.
+  void afterStep(const PhysicsWorld& world, const Character& character, double dt, HandoffMetrics& out);
 
  private:
-  HandoffRecord record_;
+  std::size_t recordIndex_ = 0;           ///< The commit's record in Character::handoffs().
   std::vector<Transform> animatedPoses_;  ///< Per body, the animated pose at the commit.
-  std::optional<FirstSubstepProbe> probe_;
   bool pending_ = false;
 };
 

@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace handoff {
 
@@ -75,6 +76,10 @@ struct BodyDesc {
   Transform worldFromBody;  ///< T_WC at creation.
   CollisionFilter filter;
   double friction = 0.8;                  ///< [>= 0]
+  /// Rolling resistance: the contact's resisting torque is at most this times its normal force,
+  /// the lever of a contact patch (soft tissue flattens against the floor; a rigid capsule
+  /// would roll and rock for ever). [m] [>= 0] [default 0: none]
+  double rollingFriction = 0.0;
   double restitution = 0.0;               ///< [0, 1]
   double linearDamping = 0.05;            ///< [1/s] [>= 0]
   double angularDamping = 0.05;           ///< [1/s] [>= 0]
@@ -153,41 +158,27 @@ struct WorldSettings {
   double sleepTime = 0.5;           ///< Time under both thresholds before sleeping. [s] [default 0.5]
   double jointErp = 0.2;            ///< Joint error reduction per step (Baumgarte). [0, 1] [default 0.2]
   double worldHalfExtent = 2000.0;  ///< Bodies beyond this distance from the origin are out of the world. [m]
-  /// Joints apply their anchor (linear) impulses to both bodies at the anchors' midpoint, so the
-  /// joint solver never changes the bodies' total angular momentum (Bullet applies them at each
-  /// body's own anchor: while the anchors are apart that pair is a couple; a driven floating chain
-  /// drifts 9e-4 of its angular momentum in 2 s, 3e-15 with this on; docs/DRIVES.md).
-  /// [default false for now: switching it on changes chaotic trajectories, e.g. a Mesh2Motion
-  /// fall in tests/controller ends its get-up 5.5 cm lower, past that test's 5 cm bound]
-  bool centredJointAnchors = false;
   /// Solve each simulation island on its own, its bodies, contacts and joints in a fixed order,
   /// so that what happens to one character (a fault, an extra contact, bodies removed and added)
-  /// cannot change another's results, not even in the last bit. Off: the engine's own batching
-  /// and ordering (results still deterministic for the same input). See docs/TUNING.md.
-  /// [default false]
-  bool islandOrderedSolve = false;
-  /// Warm-start joint rows: every joint row (anchor, limit, motor) starts each substep's solve
-  /// with the impulse it ended the previous substep with, as contacts do (Bullet rebuilds joint
-  /// rows from zero impulse every substep). Without it a motor holding a pose against contacts
-  /// never converges in 10 iterations: a dead ragdoll lying on the floor with its motors on
-  /// creeps at a steady 3.8 cm/s (3.0 at 12 iterations, 0.8 at 40), above the sleep speed, and a
-  /// pile never sleeps (docs/CROWDS.md). [default false: the tuned character tests were measured
-  /// without it; crowds turn it on]
-  bool warmStartJoints = false;
-  /// Joint rows get this many times solverIterations (contacts only solverIterations times, in
-  /// the first iterations, unless contactsIterateWithJoints). 2 keeps a 16-link chain's anchors
-  /// within 5 cm after a 100 m drop at one substep per 60 Hz step (1: 6.7 cm) for 20 % more step
-  /// time. [>= 1] [default 2]
+  /// cannot change another's results, not even in the last bit (SPEC.md section 8: several
+  /// characters in one world each behave as they would alone). Off: the engine's own batching
+  /// and ordering (results still deterministic for the same input), slightly cheaper.
+  /// [default true]
+  bool islandOrderedSolve = true;
+  /// Warm-start the hard joint rows (anchors and limits): each starts a substep's solve with the
+  /// impulse it ended the previous substep with, as contacts do. Motor rows (soft, their target
+  /// moving with the animation) always start cold. Off, a chain under load (a ragdoll lying on the
+  /// floor, a pile) never converges in the iterations given and creeps instead of coming to rest.
+  /// [default true]
+  bool warmStartJoints = true;
+  /// Joint rows get this many times solverIterations. [>= 1] [default 2]
   int jointIterationFactor = 2;
   /// Contacts get as many solver iterations as the joint rows (jointIterationFactor times
-  /// solverIterations). Off, Bullet solves contacts only in the first solverIterations
-  /// iterations and the joints alone in the rest, so joints have the last word: under a pile of
-  /// ragdolls (50 in a pit) the bottom ones' feet and knees end up to 7.7 cm in the ground; on,
-  /// none sinks. Costs the extra contact iterations (the 50-ragdoll pit steps 20 % slower). See
-  /// docs/TUNING.md, "Stress scenes". [default false for now: switching it on moves chaotic
-  /// results, e.g. a ragdoll held on its side in tests/controller settles on 94 of 200 noisy
-  /// steps where its test wants 100]
-  bool contactsIterateWithJoints = false;
+  /// solverIterations). Off, contacts are solved only in the first solverIterations iterations
+  /// and the joints alone in the rest: joints then have the last word, a load drives jointed
+  /// bodies into the ground (the bottom of a pile) and a limb hitting a wall at speed stretches
+  /// its joints. Costs the extra contact iterations. [default true]
+  bool contactsIterateWithJoints = true;
 };
 
 /// A point where a body's shape comes near another body (closestPoints()).
@@ -280,11 +271,22 @@ class PhysicsWorld {
   virtual double jointAnchorSeparation(JointId joint) const = 0;
 
   // --- Stepping ---
-  /// Advances by dt in `substeps` equal substeps; listeners run before each substep.
+  /// Advances by dt in `substeps` equal substeps; the substep listeners run before each substep.
   virtual void step(double dt, int substeps) = 0;
   virtual const StepStats& lastStepStats() const = 0;
-  virtual void setSubstepListener(SubstepListener* listener) = 0;
   virtual const WorldSettings& settings() const = 0;
+
+  // --- Substep listeners (one per owner, as Jolt's AddStepListener) ---
+  /// Adds a listener that runs before every substep, after the ones added before it (or, `first`,
+  /// before them all: a probe reading the state the previous substep left, before any listener
+  /// applies impulses). Each owner (a Character's drives and pins, a first-substep probe, a
+  /// game's own force field) adds and removes its own, so several characters share a world.
+  /// False (nothing added) for null or a listener already added. May allocate: not during a step.
+  bool addSubstepListener(SubstepListener* listener, bool first = false);
+  /// Removes `listener`; nothing when it is not there. Not during a step.
+  void removeSubstepListener(SubstepListener* listener);
+  bool hasSubstepListener(const SubstepListener* listener) const;
+  int substepListenerCount() const { return static_cast<int>(listeners_.size()); }
 
   // --- Queries ---
   /// True when a capsule (axis +Y of worldFromCapsule) overlaps any enabled body whose layer
@@ -310,6 +312,15 @@ class PhysicsWorld {
     (void)body, (void)worldFromBody, (void)maxDistance, (void)mask, (void)out;
     return 0;
   }
+
+ protected:
+  /// Every adapter calls this before each substep, with its length. [s]
+  void runSubstepListeners(double substepDt) {
+    for (SubstepListener* listener : listeners_) listener->onSubstep(substepDt);
+  }
+
+ private:
+  std::vector<SubstepListener*> listeners_;
 };
 
 }  // namespace handoff

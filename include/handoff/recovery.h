@@ -58,6 +58,7 @@ struct SettleSettings {
   double maxLinearSpeed = 0.1;
   /// Pelvis angular speed below which it counts as still. [rad/s] [> 0] [default 0.2]
   double maxAngularSpeed = 0.2;
+  bool operator==(const SettleSettings&) const = default;
 };
 
 /// Why the window was last restarted (for plots and logs).
@@ -378,6 +379,7 @@ struct TransitionSettings {
   /// Longest planned transition; a pose too far from the clip's first frame for the speed bound
   /// within it blends over this and reports boundMet = false. [s] [>= duration] [default 3.0]
   double maxDuration = 3.0;
+  bool operator==(const TransitionSettings&) const = default;
 };
 
 /// A transition planned for one captured pose. The weight runs 0 -> 1 over `duration`. The

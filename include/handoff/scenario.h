@@ -17,9 +17,11 @@
 #pragma once
 
 #include "handoff/asset.h"
+#include "handoff/controller.h"
 #include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/import.h"
+#include "handoff/recovery.h"
 #include "handoff/math.h"
 #include "handoff/result.h"
 #include "handoff/rig.h"
@@ -167,21 +169,18 @@ const char* driveSolverName(DriveSolver solver);  ///< "explicit", "implicit"
 /// JSON names of HandoffMode: "inherit", "naive_zero_velocity", "naive_bind_pose".
 const char* scenarioHandoffModeName(HandoffMode mode);
 
+/// Stepping and the character's handoff settings. The embedded library structs start at the
+/// library's defaults (what a Character user gets); a scenario file names only what it changes.
 struct ScenarioSettings {
-  double dt = 1.0 / 60.0;                           ///< Frame step. [s] (0, 0.1] [default 1/60]
-  int substeps = 2;                                 ///< Physics substeps per frame. [1, 64] [default 2]
-  HandoffMode handoffMode = HandoffMode::Inherit;   ///< [default inherit]
-  double displayBlendTime = 0.15;                   ///< [s] [0, 10] [default 0.15]
-  double maxLinearSpeed = 50.0;                     ///< Inherited speed clamp. [m/s] (0, 1000] [default 50]
-  double maxAngularSpeed = 60.0;                    ///< [rad/s] (0, 1000] [default 60]
-  DriveSolver driveSolver = DriveSolver::Implicit;  ///< JSON "driveMode". [default implicit]
-  /// HandoffSettings::limitLookAhead. [s] [0, 1] [default 0.1 = dt (1 + 1 / jointErp) at the
-  /// defaults: the first step after a handoff is not braked by a limit the joint is moving toward]
-  double limitLookAhead = 0.1;
-  /// HandoffSettings::jointConsistency and staticContacts: the commit hands the joints and the
-  /// floor velocities they can carry, recording each change per body. [default true]
-  bool jointConsistency = true;
-  bool staticContacts = true;
+  double dt = 1.0 / 60.0;  ///< Frame step. [s] (0, 0.1] [default 1/60]
+  int substeps = 2;        ///< Physics substeps per frame. [1, 64] [default 2]
+  /// CharacterSettings::handoff. JSON: the keys handoffMode, displayBlendTime, maxLinearSpeed,
+  /// maxAngularSpeed, teleportDistance, stepTime, limitLookAhead, jointConsistency and
+  /// staticContacts of "settings". [default HandoffSettings{}]
+  HandoffSettings handoff;
+  /// Solver of the `powered` and `partial` events' drives and of the hit reaction
+  /// (PoweredSettings::solver). JSON "driveMode". [default PoweredSettings{}.solver: implicit]
+  DriveSolver driveSolver = PoweredSettings{}.solver;
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -190,8 +189,12 @@ struct ScenarioSettings {
 struct ScenarioRecovery {
   std::optional<ScenarioClip> supine;  ///< Get-up starting on the back.
   std::optional<ScenarioClip> prone;   ///< Get-up starting face down.
-  double transitionTime = 0.25;        ///< Captured pose -> get-up blend. [s] [0, 5] [default 0.25]
-  double settleWindow = 0.5;           ///< Continuous settle time before a get-up. [s] (0, 10] [default 0.5]
+  /// CharacterSettings::transition. JSON "transitionTime" (duration), "maxPointSpeed",
+  /// "maxTransitionTime" (maxDuration). [default TransitionSettings{}]
+  TransitionSettings transition;
+  /// CharacterSettings::settle. JSON "settleWindow" (window), "settleLinearSpeed",
+  /// "settleAngularSpeed". [default SettleSettings{}]
+  SettleSettings settle;
   /// Complete a get-up clip that ends below standing (handoff::completeGetUpClip); the runner does
   /// when this and RunOptions::completeGetUps are both on. [default true]
   bool completeGetUps = true;

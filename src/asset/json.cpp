@@ -300,6 +300,7 @@ std::string saveRagdollJson(const RagdollAsset& asset) {
     j["mass"] = b.mass;
     j["inertia"] = vec(b.inertia);
     j["friction"] = b.friction;
+    j["rollingFriction"] = b.rollingFriction;
     j["restitution"] = b.restitution;
     j["linearDamping"] = b.linearDamping;
     j["angularDamping"] = b.angularDamping;
@@ -459,7 +460,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       }
       r.knownKeys(j, at,
                   {"name", "joint", "slot", "parent", "boneFromBody", "shape", "mass", "inertia", "friction",
-                   "restitution", "linearDamping", "angularDamping", "filter"});
+                   "rollingFriction", "restitution", "linearDamping", "angularDamping", "filter"});
       if (!r.string(j, "name", at, b.name) || b.name.empty())
         r.error(at + ".name", "missing: the bone's name");
       r.integer(j, "joint", at, b.joint, -1);
@@ -518,6 +519,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
         r.error(at + ".inertia", "principal moments must be > 0");
       }
       r.real(j, "friction", at, b.friction, Range::NonNegative);
+      r.real(j, "rollingFriction", at, b.rollingFriction, Range::NonNegative);
       r.real(j, "restitution", at, b.restitution, Range::Unit01);
       r.real(j, "linearDamping", at, b.linearDamping, Range::NonNegative);
       r.real(j, "angularDamping", at, b.angularDamping, Range::NonNegative);

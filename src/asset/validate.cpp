@@ -135,7 +135,8 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
                        ": it should have a layer, collide with the static world and " +
                        "not with the character capsule");
     }
-    if (!std::isfinite(b.friction) || b.friction < 0.0 || !std::isfinite(b.restitution) ||
+    if (!std::isfinite(b.friction) || b.friction < 0.0 || !std::isfinite(b.rollingFriction) ||
+        b.rollingFriction < 0.0 || !std::isfinite(b.restitution) ||
         b.restitution < 0.0 || b.restitution > 1.0 || !std::isfinite(b.linearDamping) ||
         b.linearDamping < 0.0 || !std::isfinite(b.angularDamping) || b.angularDamping < 0.0) {
       sink.error("invalid_material", b.name,

@@ -59,7 +59,38 @@ Character::Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> as
       settle_(settings.settle),
       facing_(settings.facing) {}
 
-Character::~Character() = default;
+Character::~Character() {
+  // Nothing of this character stays registered in the world it leaves.
+  world_->removeSubstepListener(&listeners_);
+  if (firstStepProbe_) world_->removeSubstepListener(&*firstStepProbe_);
+}
+
+void Character::recordCommit(HandoffRecord&& record) {
+  const bool committed = record.committed;
+  handoffs_.push_back(std::move(record));
+  // The first step after a commit is recorded on its record (BodyHandoff::*AfterFirstStep and
+  // *AfterFirstSubstep): a probe listens to that step's substeps; postStep reads it out. A
+  // record pushed meanwhile moves the vector: the probe points at the newest committed one.
+  const int pending = firstStepRecord_;
+  if (firstStepProbe_) {
+    world_->removeSubstepListener(&*firstStepProbe_);
+    firstStepProbe_.reset();
+  }
+  firstStepRecord_ = committed ? static_cast<int>(handoffs_.size()) - 1 : pending;
+  if (firstStepRecord_ >= 0) {
+    firstStepProbe_.emplace(*ragdoll_, handoffs_[static_cast<size_t>(firstStepRecord_)]);
+    world_->addSubstepListener(&*firstStepProbe_, /*first=*/true);
+  }
+}
+
+void Character::recordFirstStep() {
+  if (!firstStepProbe_) return;
+  firstStepProbe_->finish();
+  world_->removeSubstepListener(&*firstStepProbe_);
+  firstStepProbe_.reset();
+  ragdoll_->recordFirstStep(handoffs_[static_cast<size_t>(firstStepRecord_)]);
+  firstStepRecord_ = -1;
+}
 
 Result<std::unique_ptr<Character>> Character::create(
     PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
@@ -224,6 +255,7 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
 
 void Character::postStep(double dt) {
   time_ += dt;
+  recordFirstStep();
   if (containPhysicsFault()) {
     externalForce_ = false;
     return;  // the display keeps the last valid pose
@@ -320,7 +352,7 @@ const HandoffRecord& Character::goRagdoll(const AnimationInput* denseSample) {
   } else {
     event("refused", "handoff abandoned: " + record.failure);
   }
-  handoffs_.push_back(std::move(record));
+  recordCommit(std::move(record));
   return handoffs_.back();
 }
 
@@ -353,6 +385,8 @@ void Character::enterRagdoll(const Transform& root, double blendTime) {
   settle_.reset();
   facing_.reset();
   retryAt_ = 0.0;
+  gatherRolledOver_ = false;
+  sideWait_ = 0.0;
   // The character's horizontal forward before the fall: the fallback yaw of the get-up.
   const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
   if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
@@ -416,13 +450,25 @@ void Character::ragdollPostStep(double dt) {
       settle_.update(dt, world_->linearVelocity(pelvis), world_->angularVelocity(pelvis), externalForce_);
   const int chest = asset_->bodyForJoint(asset_->map[Slot::Chest]);
   if (chest >= 0) facing_.update(bodyPoses_[static_cast<size_t>(chest)].rotation, asset_->chestForwardInBody);
+  sideWait_ = settle.settled && facing_.inHoldBand() ? sideWait_ + dt : 0.0;
   if (gathering_) {
     gatherPostStep(dt);
   } else if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) {
-    const GetUpClip* clip = clipForFacing();
-    if (clip != nullptr && settings_.gather.duration > 0.0) {
+    const bool wedged = sideWait_ >= settings_.sideWaitLimit;
+    const GetUpClip* clip = clipForFacing(wedged);
+    if (clip != nullptr && settings_.gather.duration > 0.0 && !gatherRolledOver_ && !wedged) {
       startGather(*clip);
     } else if (clip != nullptr) {
+      // A gather that rolled the body over is not tried again for this fall: its servos lever
+      // this body off the way it lies, and trying again would loop for ever. Nor is one tried
+      // from the side. The display transition blends the limbs instead (planned at the speed
+      // bound).
+      if (wedged) {
+        event("gather", format("skipped: settled on its side for %.2f s, ", sideWait_) +
+                            facingName(facing_.candidate()) + " clip kept");
+      } else if (gatherRolledOver_) {
+        event("gather", "skipped: the last gather rolled the body over");
+      }
       tryStartRecovery(dt);
     }
   }
@@ -431,9 +477,10 @@ void Character::ragdollPostStep(double dt) {
 // ---------------------------------------------------------------------------------------------
 // Ragdoll: gathering the limbs toward the get-up clip's first frame
 
-const GetUpClip* Character::clipForFacing() const {
+const GetUpClip* Character::clipForFacing(bool onItsSideToo) const {
   const Facing facing = facing_.candidate();
-  if (facing == Facing::Undecided || facing_.inHoldBand()) return nullptr;  // on the side: wait
+  if (facing == Facing::Undecided) return nullptr;
+  if (facing_.inHoldBand() && !onItsSideToo) return nullptr;  // on the side: wait
   if (facing == Facing::Supine) return supine_ ? &*supine_ : nullptr;
   return prone_ ? &*prone_ : nullptr;
 }
@@ -454,12 +501,7 @@ void Character::startGather(const GetUpClip& clip) {
   gatherFacing_ = facing_.candidate();
   for (int b = 0; b < ragdoll_->bodyCount(); ++b) world_->wake(ragdoll_->body(b));
   std::fill(driveWeights_.begin(), driveWeights_.end(), 0.0);
-  // The gather keeps the first servo version (per-axis clamped targets, rates asked of the rows as
-  // they are): with the powered mode's servo the falls of the end-to-end get-up tests end
-  // differently (chaotic), and the Mesh2Motion jog then lands supine, whose get-up ends 5.5 cm
-  // under the rig's hip (FallAndGetUp.Mesh2MotionJogFallsAndGetsUpWithRetargetedClips).
-  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_,
-                     ServoTargets::PerAxis);
+  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_);
   event("gather",
         std::string(facingName(gatherFacing_)) + " clip: servos pull the limbs toward its first frame");
 }
@@ -468,6 +510,7 @@ void Character::gatherPostStep(double dt) {
   gatherTime_ += dt;
   if (externalForce_ || !getUpAllowed_ || facing_.candidate() != gatherFacing_ || facing_.inHoldBand()) {
     stopGather();
+    gatherRolledOver_ = !externalForce_ && getUpAllowed_;
     event("gather", externalForce_   ? "stopped: external force"
                     : !getUpAllowed_ ? "stopped: get-up not allowed"
                                      : "stopped: the body rolled over");
@@ -484,8 +527,7 @@ void Character::gatherPostStep(double dt) {
   }
   const double ramp = settings_.gather.rampTime > 0.0 ? settings_.gather.rampTime : settings_.gather.duration;
   std::fill(driveWeights_.begin(), driveWeights_.end(), std::clamp(gatherTime_ / ramp, 0.0, 1.0));
-  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_,
-                     ServoTargets::PerAxis);
+  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_);
 }
 
 void Character::stopGather() {
@@ -499,7 +541,7 @@ void Character::stopGather() {
 // Ragdoll -> Recovering -> Animated
 
 bool Character::tryStartRecovery(double dt) {
-  const GetUpClip* clip = clipForFacing();
+  const GetUpClip* clip = clipForFacing(sideWait_ >= settings_.sideWaitLimit);
   if (!clip) return false;
   const Facing facing = facing_.candidate();
   RecoveryRecord record;
@@ -680,7 +722,7 @@ void Character::cancelRecovery(const char* why) {
   } else {
     event("refused", "cancel failed: " + record.failure);
   }
-  handoffs_.push_back(std::move(record));
+  recordCommit(std::move(record));
 }
 
 void Character::worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,

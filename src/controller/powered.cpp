@@ -101,10 +101,10 @@ Status Character::goPowered(const PoweredSettings& settings) {
     if (!record.committed) {
       event("refused", "powered: handoff abandoned: " + record.failure);
       const std::string why = record.failure;
-      handoffs_.push_back(std::move(record));
+      recordCommit(std::move(record));
       return Error{"powered: handoff abandoned: " + why};
     }
-    handoffs_.push_back(std::move(record));
+    recordCommit(std::move(record));
     bodyWeights_ = weights;
     rampStartWeight_ = 0.0;
     returnBlendTotal_ = 0.0;
@@ -165,7 +165,8 @@ Status Character::goPowered(const PoweredSettings& settings) {
     drive_->setEnabled(false);
   }
   if (pins_) listeners_.add(pins_.get());
-  if (settings.installSubstepListener) world_->setSubstepListener(&listeners_);
+  // This character's own listener (its drive and pins), beside any other owner's in the world.
+  world_->addSubstepListener(&listeners_);
 
   haveJointTargets_ = false;
   updateDriveTargets(0.0);
@@ -199,7 +200,7 @@ Status Character::setBodyWeights(std::span<const double> bodyWeights, std::span<
     HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
     const bool ok = record.committed;
     const std::string why = record.failure;
-    handoffs_.push_back(std::move(record));
+    recordCommit(std::move(record));
     if (!ok) {
       event("refused", "partial: handoff abandoned: " + why);
       return Error{"setBodyWeights: handoff abandoned: " + why};
@@ -399,7 +400,7 @@ bool Character::tryReturnToAnimation() {
 }
 
 void Character::leavePowered() {
-  world_->setSubstepListener(nullptr);
+  world_->removeSubstepListener(&listeners_);
   listeners_.clear();
   drive_->setEnabled(false);
   if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
@@ -415,7 +416,7 @@ void Character::leavePowered() {
 }
 
 bool Character::poweredToRagdoll() {
-  world_->setSubstepListener(nullptr);
+  world_->removeSubstepListener(&listeners_);
   listeners_.clear();
   drive_->setEnabled(false);
   if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
@@ -430,7 +431,7 @@ bool Character::poweredToRagdoll() {
   HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Physics);
   const bool ok = record.committed;
   if (!ok) event("refused", "full ragdoll from powered: handoff abandoned: " + record.failure);
-  handoffs_.push_back(std::move(record));
+  recordCommit(std::move(record));
   std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
   driveWeight_ = 0.0;
   if (!ok) {

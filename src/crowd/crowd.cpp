@@ -142,10 +142,11 @@ struct Crowd::Impl {
       d.mass = def.mass;
       d.inertia = def.inertia;
       d.filter = def.filter;
-      d.friction = settings.friction;
-      d.restitution = settings.restitution;
-      d.linearDamping = settings.linearDamping;
-      d.angularDamping = settings.angularDamping;
+      d.friction = def.friction;  // the asset's material
+      d.rollingFriction = def.rollingFriction;
+      d.restitution = def.restitution;
+      d.linearDamping = def.linearDamping;
+      d.angularDamping = def.angularDamping;
       // Pooled bodies wait far below the scene, out of the simulation.
       d.worldFromBody = Transform::fromTranslation(Vec3{0.0, -1000.0, 0.0});
       Result<BodyId> b = space.world->createBody(d);

@@ -32,6 +32,13 @@ Result<CrowdCharacter> loadCrowdCharacter(const std::string& dataDir) {
   }
   Result<RagdollAsset> asset = buildRagdoll(run->skeleton, BuildOptions{});
   if (!asset) return Error{asset.error()};
+  // The reference scene's body material (Jolt's PerformanceTest ragdolls): friction 1,
+  // restitution 0.15, damping 0.05/s.
+  for (BodyDef& b : asset->bodies) {
+    b.friction = 1.0;
+    b.restitution = 0.15;
+    b.linearDamping = b.angularDamping = 0.05;
+  }
   CrowdCharacter c;
   c.skeleton = run->skeleton;
   c.asset = std::make_shared<RagdollAsset>(std::move(asset).value());

@@ -149,9 +149,13 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
          static_cast<int>(clamps.size()) >= n && "output spans too short");
   InheritedVelocities info;
   std::uint8_t common = kClampNone;
-  int newer = 0;  // the pair (newer + 1, newer) is differenced
-  Quat carry{1.0, 0.0, 0.0, 0.0};
   bool haveVelocity = history.size() >= 2;
+  // Across a teleport the body's motion is taken in the root's frame (the pose relative to the
+  // root is continuous through the jump: the newest pair, as fresh as without a teleport) plus
+  // the root's own motion of the pair before the jump, carried through the root's turn.
+  bool acrossJump = false;
+  bool rootMotion = false;
+  Vec3 rootLinear{0.0}, rootAngular{0.0};
   if (haveVelocity) {
     info.rootJump = glm::length(history.root(0).translation - history.root(1).translation);
     info.teleportFlagged = history.teleport(0);
@@ -165,29 +169,38 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
       common |= kClampTeleport;
       // The newest pair spans the jump: use the pair before it, carried through the root's
       // rotation change, or nothing.
-      const bool olderPairUsable =
-          history.size() >= 3 && !history.teleport(1) &&
-          glm::length(history.root(1).translation - history.root(2).translation) <= settings.teleportDistance;
-      if (olderPairUsable) {
-        newer = 1;
-        carry = normalizeOrIdentity(history.root(0).rotation * glm::inverse(history.root(1).rotation));
-      } else {
-        haveVelocity = false;
+      acrossJump = true;
+      rootMotion = history.size() >= 3 && !history.teleport(1) &&
+                   glm::length(history.root(1).translation - history.root(2).translation) <= settings.teleportDistance;
+      if (rootMotion) {
+        const double rootDt = history.time(1) - history.time(2);
+        const Quat carry = normalizeOrIdentity(history.root(0).rotation * glm::inverse(history.root(1).rotation));
+        rootLinear = carry * ((history.root(1).translation - history.root(2).translation) / rootDt);
+        rootAngular = carry * angularVelocity(history.root(2).rotation, history.root(1).rotation, rootDt).omega;
       }
     }
   } else {
     common |= kClampNoHistory;
   }
-  if (haveVelocity) info.sampleDt = history.time(newer) - history.time(newer + 1);
+  if (haveVelocity) info.sampleDt = history.time(0) - history.time(1);
 
   for (int b = 0; b < n; ++b) {
     const size_t i = static_cast<size_t>(b);
     Vec3 v{0.0}, w{0.0};
-    if (haveVelocity) {
-      const Transform& p0 = history.body(newer + 1, b);
-      const Transform& p1 = history.body(newer, b);
-      v = carry * ((p1.translation - p0.translation) / info.sampleDt);
-      w = carry * angularVelocity(p0.rotation, p1.rotation, info.sampleDt).omega;
+    if (haveVelocity && acrossJump) {
+      // v = v_root + w_root x r + R_root v_rel (a point moving in a moving frame).
+      const Transform& root0 = history.root(0);
+      const Transform rel0 = history.root(1).inverse() * history.body(1, b);
+      const Transform rel1 = root0.inverse() * history.body(0, b);
+      const Vec3 r = history.body(0, b).translation - root0.translation;
+      v = root0.rotation * ((rel1.translation - rel0.translation) / info.sampleDt) + rootLinear +
+          glm::cross(rootAngular, r);
+      w = root0.rotation * angularVelocity(rel0.rotation, rel1.rotation, info.sampleDt).omega + rootAngular;
+    } else if (haveVelocity) {
+      const Transform& p0 = history.body(1, b);
+      const Transform& p1 = history.body(0, b);
+      v = (p1.translation - p0.translation) / info.sampleDt;
+      w = angularVelocity(p0.rotation, p1.rotation, info.sampleDt).omega;
     }
     // Raw: the newest pair's difference, what a naive implementation would inherit (for a
     // teleport, the jump that was rejected).
@@ -319,6 +332,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
     desc.worldFromBody = worldFromRoot * models[static_cast<size_t>(def.joint)] * def.boneFromBody;
     desc.filter = def.filter;
     desc.friction = def.friction;
+    desc.rollingFriction = def.rollingFriction;
     desc.restitution = def.restitution;
     desc.linearDamping = def.linearDamping;
     desc.angularDamping = def.angularDamping;
@@ -395,6 +409,16 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   return r;
 }
 
+double Ragdoll::stepTimeFor(const HandoffSettings& settings) const {
+  return settings.stepTime > 0.0 ? settings.stepTime : animationStep_;
+}
+
+double Ragdoll::limitLookAheadFor(const HandoffSettings& settings) const {
+  if (settings.limitLookAhead >= 0.0) return settings.limitLookAhead;
+  const double erp = world_->settings().jointErp;
+  return stepTimeFor(settings) * (1.0 + (erp > 0.0 ? 1.0 / erp : 0.0));
+}
+
 Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
                                 std::span<const Transform> models, bool teleport, double dt) {
   if (!(dt > 0.0) || !std::isfinite(dt)) return Error{"time step must be positive and finite"};
@@ -412,6 +436,7 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
   const bool jump = teleport || teleportNext_;
   if (Status s = history_.push(time, worldFromRoot, scratchPoses_, jump); !s) return s;
   teleportNext_ = false;
+  animationStep_ = dt;
   for (int b = 0; b < bodyCount(); ++b) {
     if (authority_[static_cast<size_t>(b)] != Authority::Animation) continue;
     if (jump) {
@@ -546,7 +571,8 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     world_->setLinearVelocity(id, out.linearVelocity);
     world_->setAngularVelocity(id, out.angularVelocity);
   }
-  limitLookAhead_ = std::isfinite(settings.limitLookAhead) ? std::max(settings.limitLookAhead, 0.0) : 0.0;
+  const double lookAhead = limitLookAheadFor(settings);
+  limitLookAhead_ = std::isfinite(lookAhead) ? std::max(lookAhead, 0.0) : 0.0;
   setJointsForPose(record, mask);
   for (int b = 0; b < n; ++b) {
     if (!selected(b)) continue;
@@ -629,7 +655,7 @@ void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffR
       const ShapeDesc& shape = asset_->bodies[i].shape;
       const double extent = std::max({shape.radius + shape.halfHeight, glm::length(shape.halfExtents)});
       const double reach = kStaticContactMargin +
-                           settings.stepTime * (glm::length(linear_[i]) + glm::length(angular_[i]) * extent);
+                           stepTimeFor(settings) * (glm::length(linear_[i]) + glm::length(angular_[i]) * extent);
       const int found =
           world_->closestPoints(bodies_[i], scratchPoses_[i], reach, settings.staticContactMask, points);
       for (int k = 0; k < found; ++k) {
@@ -643,7 +669,7 @@ void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffR
     }
   }
   const VelocityProjector::Outcome outcome =
-      projector_.project(consistencyBodies_, consistencyJoints_, consistencyContacts_, settings.stepTime,
+      projector_.project(consistencyBodies_, consistencyJoints_, consistencyContacts_, stepTimeFor(settings),
                          linear_, angular_, jointLinear_, jointAngular_, contactLinear_, contactAngular_);
   record.staticContacts = outcome.contactsUsed;
   record.consistencyResidual = outcome.residual;
@@ -927,7 +953,6 @@ void FirstSubstepProbe::onSubstep(double substepDt) {
   if (calls_ == 0) firstSubstep_ = substepDt;
   if (calls_ == 1) record(firstSubstep_);
   ++calls_;
-  if (next_) next_->onSubstep(substepDt);
 }
 
 void FirstSubstepProbe::finish() {

@@ -2,6 +2,7 @@
 #include "handoff/measure.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 
 namespace handoff {
@@ -42,7 +43,8 @@ HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRe
   const PoseHistory& h = character.ragdoll().history();
   const std::vector<Vec3> lin = animationVelocities(character);
   const size_t bodyCount = lin.size();
-  record_ = record;
+  recordIndex_ = static_cast<std::size_t>(&record - character.handoffs().data());
+  assert(recordIndex_ < character.handoffs().size() && "record is not one of the character's");
   animatedPoses_.resize(bodyCount);
   for (size_t b = 0; b < bodyCount; ++b) {
     animatedPoses_[b] = h.body(0, static_cast<int>(b));
@@ -63,32 +65,23 @@ HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRe
   return m;
 }
 
-void HandoffMeasure::beforeStep(PhysicsWorld& world, Character& character) {
-  if (!pending_) return;
-  probe_.emplace(character.ragdoll(), record_,
-                 character.state() == CharacterState::Powered ? &character.substepListener() : nullptr);
-  world.setSubstepListener(&*probe_);
-}
-
-void HandoffMeasure::afterStep(PhysicsWorld& world, const Character& character, double dt,
+void HandoffMeasure::afterStep(const PhysicsWorld& world, const Character& character, double dt,
                                HandoffMetrics& out) {
   if (!pending_) return;
   pending_ = false;
-  if (probe_) {
-    probe_->finish();
-    world.setSubstepListener(probe_->next());
-    probe_.reset();
-  }
+  const HandoffRecord& record = character.handoffs()[recordIndex_];
+  if (!record.bodies.empty() && !record.bodies[0].firstStepRecorded) return;  // not stepped yet
+  const std::vector<Vec3> rigid = rigidJointVelocityChange(character.ragdoll().asset(), record, dt);
   const double g = gravityOf(world);
-  character.ragdoll().recordFirstStep(record_);
   out.firstStepRecorded = true;
   out.worstPopExcess = -1e300;
   out.worstVelocityExcess = -1e300;
   out.worstSubstepVelocityExcess = -1e300;
-  const double h = record_.firstSubstepTime;
+  out.worstFrameVelocityExcess = -1e300;
+  const double h = record.firstSubstepTime;
   out.substepTime = h;
   for (size_t b = 0; b < out.bodies.size(); ++b) {
-    const BodyHandoff& bh = record_.bodies[b];
+    const BodyHandoff& bh = record.bodies[b];
     BodyHandoffMetrics& bm = out.bodies[b];
     const double speed = glm::length(bm.animatedVelocity);
     bm.postStepLinear = bh.linearVelocityAfterFirstStep;
@@ -108,6 +101,12 @@ void HandoffMeasure::afterStep(PhysicsWorld& world, const Character& character, 
     }
     out.maxVelocityChange = std::max(out.maxVelocityChange, bm.velocityChange);
     out.worstVelocityExcess = std::max(out.worstVelocityExcess, bm.velocityChange - bm.velocityAllowed);
+    bm.rigidChange = rigid[b];
+    bm.frameVelocityChange = glm::length(
+        bm.postStepLinear - (bm.inheritedLinear + world.settings().gravity * dt + bm.rigidChange));
+    bm.frameVelocityAllowed = 0.05 * glm::length(bm.inheritedLinear) + g * dt;
+    out.worstFrameVelocityExcess =
+        std::max(out.worstFrameVelocityExcess, bm.frameVelocityChange - bm.frameVelocityAllowed);
     if (bh.firstSubstepRecorded) {
       bm.postSubstepLinear = bh.linearVelocityAfterFirstSubstep;
       bm.substepVelocityChange = glm::length(bm.postSubstepLinear - bm.inheritedLinear);
@@ -119,6 +118,7 @@ void HandoffMeasure::afterStep(PhysicsWorld& world, const Character& character, 
   }
   if (out.worstVelocityExcess < -1e299) out.worstVelocityExcess = 0.0;
   if (out.worstSubstepVelocityExcess < -1e299) out.worstSubstepVelocityExcess = 0.0;
+  if (out.worstFrameVelocityExcess < -1e299) out.worstFrameVelocityExcess = 0.0;
   if (out.kind != "powered") return;
   // A powered entry: the animation through the same step (the newest history sample is its
   // pose at the step's end), by the same allowances: what the drives were asked to follow.

@@ -2,9 +2,24 @@
 // properties of the primitive shapes.
 #include "handoff/physics.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace handoff {
+
+bool PhysicsWorld::addSubstepListener(SubstepListener* listener, bool first) {
+  if (listener == nullptr || hasSubstepListener(listener)) return false;
+  listeners_.insert(first ? listeners_.begin() : listeners_.end(), listener);
+  return true;
+}
+
+void PhysicsWorld::removeSubstepListener(SubstepListener* listener) {
+  listeners_.erase(std::remove(listeners_.begin(), listeners_.end(), listener), listeners_.end());
+}
+
+bool PhysicsWorld::hasSubstepListener(const SubstepListener* listener) const {
+  return std::find(listeners_.begin(), listeners_.end(), listener) != listeners_.end();
+}
 
 Vec3 jointAngles(const Quat& jointAFromJointB) {
   // The same arithmetic as btGeneric6DofSpring2Constraint::matrixToEulerXYZ applied to the

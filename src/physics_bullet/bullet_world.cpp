@@ -252,6 +252,9 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
       if (rows.count != count) return;
       for (int k = 0; k < count; ++k) {
         btSolverConstraint& row = m_tmpSolverNonContactConstraintPool[first + k];
+        // Motor rows (the only rows with compliance) start cold: their target moves every
+        // step with the animation, so last substep's impulse is no estimate of this one's.
+        if (row.m_cfm > 0) continue;
         const double impulse = std::clamp(rows.impulse[k], static_cast<double>(row.m_lowerLimit),
                                           static_cast<double>(row.m_upperLimit));
         if (impulse == 0.0) continue;
@@ -497,7 +500,6 @@ class BulletWorld final : public PhysicsWorld {
 
   void step(double dt, int substeps) override;
   const StepStats& lastStepStats() const override { return stats_; }
-  void setSubstepListener(SubstepListener* listener) override { listener_ = listener; }
   const WorldSettings& settings() const override { return settings_; }
 
   bool capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
@@ -561,7 +563,6 @@ class BulletWorld final : public PhysicsWorld {
   std::vector<std::uint32_t> freeJoints_;
   int liveJoints_ = 0;
 
-  SubstepListener* listener_ = nullptr;
   StepStats stats_;
   bool stepping_ = false;
   int substepIndex_ = 0;
@@ -760,6 +761,8 @@ Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
     return Error{"createBody: worldFromBody.rotation must be a unit quaternion (got zero)"};
   if (!(finite(desc.friction) && desc.friction >= 0.0))
     return Error{"createBody: friction must be finite and >= 0 (got " + fmt(desc.friction) + ")"};
+  if (!(finite(desc.rollingFriction) && desc.rollingFriction >= 0.0))
+    return Error{"createBody: rollingFriction must be finite and >= 0 (got " + fmt(desc.rollingFriction) + ")"};
   if (!(finite(desc.restitution) && desc.restitution >= 0.0 && desc.restitution <= 1.0))
     return Error{"createBody: restitution must be in [0, 1] (got " + fmt(desc.restitution) + ")"};
   if (!(finite(desc.linearDamping) && desc.linearDamping >= 0.0))
@@ -798,6 +801,7 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, c
   ci.m_startWorldTransform = toBt(desc.worldFromBody);
   ci.m_friction = desc.friction;
   ci.m_restitution = desc.restitution;
+  ci.m_rollingFriction = desc.rollingFriction;
   ci.m_linearDamping = toBulletDamping(desc.linearDamping);
   ci.m_angularDamping = toBulletDamping(desc.angularDamping);
   ci.m_linearSleepingThreshold = settings_.sleepLinearSpeed;
@@ -976,13 +980,10 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
   joint.motorTargetAngles = Vec3{0.0};
 
   // Bullet's A is our B (see the top of this file): the constraint's angles are jointAngles(qRel).
-  if (settings_.centredJointAnchors) {
-    joint.constraint = std::make_unique<CentredAnchorConstraint>(
-        *b->body, *a->body, toBt(desc.bodyBFromJoint), toBt(desc.bodyAFromJoint), RO_XYZ);
-  } else {
-    joint.constraint = std::make_unique<btGeneric6DofSpring2Constraint>(
-        *b->body, *a->body, toBt(desc.bodyBFromJoint), toBt(desc.bodyAFromJoint), RO_XYZ);
-  }
+  // Anchor impulses at the anchors' midpoint (CentredAnchorConstraint): the joint solver never
+  // changes the bodies' total angular momentum.
+  joint.constraint = std::make_unique<CentredAnchorConstraint>(*b->body, *a->body, toBt(desc.bodyBFromJoint),
+                                                               toBt(desc.bodyAFromJoint), RO_XYZ);
   btGeneric6DofSpring2Constraint& c = *joint.constraint;
   c.setUserConstraintId(static_cast<int>(index));
   solver_->prepare(index);
@@ -1499,7 +1500,7 @@ void BulletWorld::preTick(double h) {
     body.setInterpolationLinearVelocity(toBt(slot.moveLinearVelocity));
     body.setInterpolationAngularVelocity(toBt(slot.moveAngularVelocity));
   }
-  if (listener_ != nullptr) listener_->onSubstep(h);
+  runSubstepListeners(h);
   for (JointSlot& joint : joints_) {
     if (joint.constraint && joint.inWorld && joint.motor.enabled) updateMotor(joint, h);
   }

@@ -116,6 +116,19 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
             "the drives follow the animation: its own velocity change over the frame, measured as the frame "
             "figure, %.3f m/s",
             h.animationVelocityExcess);
+      // The same after the whole first frame: every body's velocity within 5 % + |g| dt of the
+      // inherited one turned by what exact rigid-body dynamics of the jointed ragdoll does over
+      // the frame (a turning torso's limbs change velocity by |omega|^2 r dt: motion, not a pop).
+      if (h.kind != "powered") {
+        checks.push_back(atMost(
+            cap + "velocity_continuity_frame" + at,
+            when +
+                fmt(": worst |v_after_first_frame - (v_inherited + g dt + dv_rigid)| beyond 5 %% "
+                    "|v_inherited| + |g| dt (dt = %.4f s, dv_rigid: the jointed ragdoll's exact rigid-body "
+                    "motion over the frame; bodies touching the world skipped)",
+                    s.settings.dt),
+            "m/s", h.worstFrameVelocityExcess, 0.0));
+      }
     }
     checks.push_back(atMost(
         cap + "no_explosion_2s" + at,

@@ -93,9 +93,9 @@ ScenarioResult ScenarioRunner::run(const Scenario& scenario, Replay* replay,
     return result;
   }
   const auto loaded = std::make_shared<const Loaded>(std::move(load).value());
-  ScenarioResult result = play(scenario, loaded, scenario.settings.handoffMode, scenario.endTime, replay);
+  ScenarioResult result = play(scenario, loaded, scenario.settings.handoff.mode, scenario.endTime, replay);
   // The naive baselines on the same frames, up to baselineSeconds after the first handoff.
-  if (result.ok && options_.baselines && scenario.settings.handoffMode == HandoffMode::Inherit &&
+  if (result.ok && options_.baselines && scenario.settings.handoff.mode == HandoffMode::Inherit &&
       !result.handoffs.empty()) {
     const double end = std::min(scenario.endTime, result.handoffs.front().time + options_.baselineSeconds);
     for (HandoffMode mode : {HandoffMode::ZeroVelocity, HandoffMode::BindPose}) {
@@ -117,7 +117,7 @@ ScenarioResult ScenarioRunner::run(const Scenario& scenario, Replay* replay,
     other.settings.driveSolver = scenario.settings.driveSolver == DriveSolver::Explicit
                                      ? DriveSolver::Implicit
                                      : DriveSolver::Explicit;
-    const ScenarioResult o = play(other, loaded, scenario.settings.handoffMode, scenario.endTime, nullptr);
+    const ScenarioResult o = play(other, loaded, scenario.settings.handoff.mode, scenario.endTime, nullptr);
     result.driveComparisons.push_back(comparisonOf(o, other.settings.driveSolver));
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -116,16 +116,12 @@ void ScenarioSession::Impl::createWorld() {
 }
 
 void ScenarioSession::Impl::makeSettings() {
+  // The library's CharacterSettings with what the scenario names (its settings embed the
+  // library's structs: a scenario that names nothing runs what a Character user gets).
+  cs.handoff = s.settings.handoff;
   cs.handoff.mode = mode;
-  cs.handoff.maxLinearSpeed = s.settings.maxLinearSpeed;
-  cs.handoff.maxAngularSpeed = s.settings.maxAngularSpeed;
-  cs.handoff.displayBlendTime = s.settings.displayBlendTime;
-  cs.handoff.stepTime = dt;
-  cs.handoff.limitLookAhead = s.settings.limitLookAhead;
-  cs.handoff.jointConsistency = s.settings.jointConsistency;
-  cs.handoff.staticContacts = s.settings.staticContacts;
-  cs.settle.window = s.recovery.settleWindow;
-  cs.transition.duration = s.recovery.transitionTime;
+  cs.settle = s.recovery.settle;
+  cs.transition = s.recovery.transition;
   // An `impulse` while animated runs the library's own hit reaction (CharacterSettings::
   // hitReaction: pelvis and feet pinned, back to animation once settled), with the scenario's
   // drive solver as `powered` and `partial` have it (the default, implicit, is the library's).
@@ -486,11 +482,12 @@ ReplayFrame ScenarioSession::Impl::replayFrame(double t) const {
 // ---------------------------------------------------------------------------------------------
 // One frame
 
-// The world step; the first step after a commit runs behind the handoff measure's probe.
+// The world step, then the character's postStep (which records a fresh commit's first step on
+// its own record) and the handoff measure of that first step.
 void ScenarioSession::Impl::stepWorld() {
-  handoff.beforeStep(*world, *ch);
   world->step(dt, substeps);
   counters.bodiesLeftWorld += world->lastStepStats().bodiesLeftWorld;
+  ch->postStep(dt);
   if (openHandoff >= 0) handoff.afterStep(*world, *ch, dt, result.handoffs[static_cast<size_t>(openHandoff)]);
 }
 
@@ -507,7 +504,6 @@ bool ScenarioSession::Impl::playFrame() {
     return false;
   }
   stepWorld();
-  ch->postStep(dt);
   observe(t1, input);
   if (ch->takeRecoveryFinished()) {
     // The game resumes its clip from where the character stands.
@@ -585,7 +581,7 @@ Result<std::unique_ptr<ScenarioSession>> ScenarioSession::start(ScenarioRunner& 
   Result<Loaded> loaded = runner_detail::load(runner.impl_->cache, runner.options(), scenario);
   if (!loaded) return Error{loaded.error()};
   return startLoaded(runner, scenario, std::make_shared<const Loaded>(std::move(loaded).value()),
-                     mode.value_or(scenario.settings.handoffMode), scenario.endTime, replay);
+                     mode.value_or(scenario.settings.handoff.mode), scenario.endTime, replay);
 }
 
 Result<std::unique_ptr<ScenarioSession>> ScenarioSession::startLoaded(

@@ -579,35 +579,49 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   r.expectObject(value, path);
   r.checkKeys(value, path,
               {"dt", "substeps", "handoffMode", "displayBlendTime", "maxLinearSpeed", "maxAngularSpeed",
-               "driveMode", "limitLookAhead", "jointConsistency", "staticContacts"});
+               "teleportDistance", "driveMode", "stepTime", "limitLookAhead", "jointConsistency",
+               "staticContacts"});
   ScenarioSettings s;
+  HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
   s.substeps = r.integer(value, path, "substeps", s.substeps, 1, 64);
-  s.handoffMode = r.choice(value, path, "handoffMode", s.handoffMode, kHandoffModes);
-  s.displayBlendTime = r.number(value, path, "displayBlendTime", s.displayBlendTime, kDuration);
-  s.maxLinearSpeed =
-      r.number(value, path, "maxLinearSpeed", s.maxLinearSpeed, Range{0.0, 1000.0, true, false});
-  s.maxAngularSpeed =
-      r.number(value, path, "maxAngularSpeed", s.maxAngularSpeed, Range{0.0, 1000.0, true, false});
+  h.mode = r.choice(value, path, "handoffMode", h.mode, kHandoffModes);
+  h.displayBlendTime = r.number(value, path, "displayBlendTime", h.displayBlendTime, kDuration);
+  h.maxLinearSpeed = r.number(value, path, "maxLinearSpeed", h.maxLinearSpeed, Range{0.0, 1000.0, true, false});
+  h.maxAngularSpeed =
+      r.number(value, path, "maxAngularSpeed", h.maxAngularSpeed, Range{0.0, 1000.0, true, false});
+  h.teleportDistance =
+      r.number(value, path, "teleportDistance", h.teleportDistance, Range{0.0, 1000.0, true, false});
   s.driveSolver = r.choice(value, path, "driveMode", s.driveSolver, kDriveSolvers);
-  s.limitLookAhead = r.number(value, path, "limitLookAhead", s.limitLookAhead, Range{0.0, 1.0, false, false});
-  s.jointConsistency = r.boolean(value, path, "jointConsistency", s.jointConsistency);
-  s.staticContacts = r.boolean(value, path, "staticContacts", s.staticContacts);
+  // Absent: the library derives them from the step (HandoffSettings::kDerived).
+  h.stepTime = r.number(value, path, "stepTime", h.stepTime, Range{0.0, 0.1, true, false});
+  h.limitLookAhead = r.number(value, path, "limitLookAhead", h.limitLookAhead, Range{0.0, 1.0, false, false});
+  h.jointConsistency = r.boolean(value, path, "jointConsistency", h.jointConsistency);
+  h.staticContacts = r.boolean(value, path, "staticContacts", h.staticContacts);
   return s;
 }
 
 ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
-  r.checkKeys(value, path, {"supine", "prone", "transitionTime", "settleWindow", "completeGetUps"});
+  r.checkKeys(value, path,
+              {"supine", "prone", "transitionTime", "maxPointSpeed", "maxTransitionTime", "settleWindow",
+               "settleLinearSpeed", "settleAngularSpeed", "completeGetUps"});
   ScenarioRecovery recovery;
   if (const json* supine = Reader::find(value, "supine"))
     recovery.supine = readClip(r, *supine, childPath(path, "supine"), false);
   if (const json* prone = Reader::find(value, "prone"))
     recovery.prone = readClip(r, *prone, childPath(path, "prone"), false);
-  recovery.transitionTime =
-      r.number(value, path, "transitionTime", recovery.transitionTime, Range{0.0, 5.0, false, false});
-  recovery.settleWindow =
-      r.number(value, path, "settleWindow", recovery.settleWindow, Range{0.0, 10.0, true, false});
+  TransitionSettings& t = recovery.transition;
+  t.duration = r.number(value, path, "transitionTime", t.duration, Range{0.0, 5.0, false, false});
+  t.maxPointSpeed = r.number(value, path, "maxPointSpeed", t.maxPointSpeed, Range{0.0, 100.0, false, false});
+  t.maxDuration = r.number(value, path, "maxTransitionTime", t.maxDuration, Range{0.0, 60.0, true, false});
+  if (t.maxDuration < t.duration) r.fail(childPath(path, "maxTransitionTime"), "must be >= transitionTime");
+  SettleSettings& st = recovery.settle;
+  st.window = r.number(value, path, "settleWindow", st.window, Range{0.0, 10.0, true, false});
+  st.maxLinearSpeed =
+      r.number(value, path, "settleLinearSpeed", st.maxLinearSpeed, Range{0.0, 100.0, true, false});
+  st.maxAngularSpeed =
+      r.number(value, path, "settleAngularSpeed", st.maxAngularSpeed, Range{0.0, 100.0, true, false});
   recovery.completeGetUps = r.boolean(value, path, "completeGetUps", recovery.completeGetUps);
   return recovery;
 }
@@ -973,24 +987,40 @@ std::string saveScenarioJson(const Scenario& s) {
   world["steps"] = steps;
   out["world"] = world;
 
+  // Settings: only what differs from the library's defaults, so a saved scenario runs what a
+  // Character user gets unless it says otherwise.
   const ScenarioSettings& st = s.settings;
-  out["settings"] = ojson{{"dt", st.dt},
-                          {"substeps", st.substeps},
-                          {"handoffMode", nameIn(kHandoffModes, st.handoffMode)},
-                          {"displayBlendTime", st.displayBlendTime},
-                          {"maxLinearSpeed", st.maxLinearSpeed},
-                          {"maxAngularSpeed", st.maxAngularSpeed},
-                          {"driveMode", nameIn(kDriveSolvers, st.driveSolver)},
-                          {"limitLookAhead", st.limitLookAhead},
-                          {"jointConsistency", st.jointConsistency},
-                          {"staticContacts", st.staticContacts}};
+  const ScenarioSettings defaults;
+  const HandoffSettings& h = st.handoff;
+  const HandoffSettings& dh = defaults.handoff;
+  ojson settings = ojson::object();
+  settings["dt"] = st.dt;
+  settings["substeps"] = st.substeps;
+  if (h.mode != dh.mode) settings["handoffMode"] = nameIn(kHandoffModes, h.mode);
+  if (h.displayBlendTime != dh.displayBlendTime) settings["displayBlendTime"] = h.displayBlendTime;
+  if (h.maxLinearSpeed != dh.maxLinearSpeed) settings["maxLinearSpeed"] = h.maxLinearSpeed;
+  if (h.maxAngularSpeed != dh.maxAngularSpeed) settings["maxAngularSpeed"] = h.maxAngularSpeed;
+  if (h.teleportDistance != dh.teleportDistance) settings["teleportDistance"] = h.teleportDistance;
+  if (st.driveSolver != defaults.driveSolver) settings["driveMode"] = nameIn(kDriveSolvers, st.driveSolver);
+  if (h.stepTime != dh.stepTime) settings["stepTime"] = h.stepTime;
+  if (h.limitLookAhead != dh.limitLookAhead) settings["limitLookAhead"] = h.limitLookAhead;
+  if (h.jointConsistency != dh.jointConsistency) settings["jointConsistency"] = h.jointConsistency;
+  if (h.staticContacts != dh.staticContacts) settings["staticContacts"] = h.staticContacts;
+  out["settings"] = settings;
 
+  const ScenarioRecovery dr;
   ojson recovery = ojson::object();
   if (s.recovery.supine) recovery["supine"] = clipJson(*s.recovery.supine, false);
   if (s.recovery.prone) recovery["prone"] = clipJson(*s.recovery.prone, false);
-  recovery["transitionTime"] = s.recovery.transitionTime;
-  recovery["settleWindow"] = s.recovery.settleWindow;
-  recovery["completeGetUps"] = s.recovery.completeGetUps;
+  const TransitionSettings& t = s.recovery.transition;
+  if (t.duration != dr.transition.duration) recovery["transitionTime"] = t.duration;
+  if (t.maxPointSpeed != dr.transition.maxPointSpeed) recovery["maxPointSpeed"] = t.maxPointSpeed;
+  if (t.maxDuration != dr.transition.maxDuration) recovery["maxTransitionTime"] = t.maxDuration;
+  const SettleSettings& se = s.recovery.settle;
+  if (se.window != dr.settle.window) recovery["settleWindow"] = se.window;
+  if (se.maxLinearSpeed != dr.settle.maxLinearSpeed) recovery["settleLinearSpeed"] = se.maxLinearSpeed;
+  if (se.maxAngularSpeed != dr.settle.maxAngularSpeed) recovery["settleAngularSpeed"] = se.maxAngularSpeed;
+  if (s.recovery.completeGetUps != dr.completeGetUps) recovery["completeGetUps"] = s.recovery.completeGetUps;
   out["recovery"] = recovery;
 
   ojson events = ojson::array();

@@ -164,6 +164,7 @@ struct RunFigures {
   int blockingViolations = 0;
   bool recovered = false;
   bool ranAgain = false;
+  std::string story;  ///< The character's events, "t kind: detail" per line (for a failing member).
 };
 
 /// Runs `runClip`, hands off at `handoffTime`, lets the ragdoll fall, settle and get up, then
@@ -238,6 +239,19 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
       // fades the get-up's last frame out on top of it (CharacterSettings::recoveryExitBlend).
       if (scene.clipTime > 1.0) f.ranAgain = true;
     }
+  }
+  for (const CharacterEvent& e : ch.events()) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%.2f s ", e.time);
+    f.story += line + e.kind + ": " + e.detail + "\n";
+  }
+  {
+    char line[160];
+    std::snprintf(line, sizeof line, "end state %s, settled %d, facing %s%s\n",
+                  characterStateName(ch.state()), ch.settle().settled() ? 1 : 0,
+                  facingName(ch.facing().candidate()),
+                  ch.facing().inHoldBand() ? " (on its side: waiting)" : "");
+    f.story += line;
   }
   if (!ch.recoveries().empty()) {
     f.settleTime = ch.recoveries()[0].settleTime - ch.handoffs().front().time;

@@ -28,7 +28,6 @@ std::unique_ptr<PhysicsWorld> floatingWorld() {
   settings.gravity = Vec3{0.0};
   settings.sleepLinearSpeed = 0.0;
   settings.sleepAngularSpeed = 0.0;
-  settings.centredJointAnchors = true;  // joints apply their anchor impulses on one line
   return createBulletWorld(settings);
 }
 
@@ -185,7 +184,7 @@ DriftResult runFloatingChain(TorqueApplication application) {
   ExplicitDrive drive(*world, chain.bodies, chain.joints);
   drive.setTorqueApplication(application);
   MeasuredDrive measured(*world, drive, chain.bodies);
-  world->setSubstepListener(&measured);
+  world->addSubstepListener(&measured);
   setRigidMotion(*world, chain.bodies, Vec3{0.2, -0.1, 0.05}, Vec3{0.3, 0.5, -0.2});
 
   const Momentum m0 = momentum(*world, chain.bodies);
@@ -216,7 +215,7 @@ DriftResult runFloatingChain(TorqueApplication application) {
   result.initialAngular = glm::length(m0.angular);
   result.driveLinear = measured.linear / glm::length(m0.linear);
   result.driveAngular = measured.angular / glm::length(m0.angular);
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&measured);
   return result;
 }
 
@@ -233,8 +232,7 @@ DriftResult runFloatingChain(TorqueApplication application) {
 // ~6e-14: Bullet's 6-DoF spring2 linear rows applied +lambda at A's anchor and -lambda at B's,
 // and while the anchors are apart (up to ~2e-4 m here, the curvature of a substep's rotation)
 // that pair is a couple (pA - pB) x lambda. The adapter's joints now take both impulses at the
-// anchors' midpoint (WorldSettings::centredJointAnchors, on in this world; off by default for
-// now): measured ~3e-15.
+// anchors' midpoint: measured ~3e-15.
 TEST(DriveBullet, ExplicitDriveConservesMomentumChildOnlyBreaksIt) {
   const DriftResult internal = runFloatingChain(TorqueApplication::EqualAndOpposite);
   const DriftResult childOnly = runFloatingChain(TorqueApplication::ChildOnlyForTesting);
@@ -268,7 +266,7 @@ TEST(DriveBullet, ExplicitHingeReachesTarget) {
   const Vec3 lower{0.0, 0.0, -2.0}, upper{0.0, 0.0, 2.0};
   const Chain chain = makeChain(*world, 2, lower, upper, DriveGains{60.0, 2.0, 80.0}, Vec3{0.03});
   ExplicitDrive drive(*world, chain.bodies, chain.joints);
-  world->setSubstepListener(&drive);
+  world->addSubstepListener(&drive);
   const double target = 60 * kDeg;
   // Twist and swing in the target are no target on a hinge: only the 60 deg about J.z count.
   ASSERT_TRUE(drive.setTarget(0, fromJointAngles(Vec3{0.2, -0.1, target})));
@@ -282,7 +280,7 @@ TEST(DriveBullet, ExplicitHingeReachesTarget) {
   EXPECT_LT(error, 0.5 * kDeg);
   EXPECT_LT(std::abs(angles.x), 0.1 * kDeg);
   EXPECT_LT(std::abs(angles.y), 0.1 * kDeg);
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&drive);
 }
 
 // The implicit mode (the engine's servo, setJointMotor) reaches the same target, at a stiffness
@@ -317,7 +315,7 @@ Tracking trackSine(bool implicit) {
   const DriveGains gains = implicit ? DriveGains{2000.0, 20.0, 200.0} : DriveGains{60.0, 2.0, 80.0};
   const Chain chain = makeChain(*world, 2, lower, upper, gains, Vec3{0.03});
   ExplicitDrive drive(*world, chain.bodies, chain.joints);
-  if (!implicit) world->setSubstepListener(&drive);
+  if (!implicit) world->addSubstepListener(&drive);
   const auto angle = [](double t) { return 0.8 * std::sin(2 * kPi * 0.5 * t); };
   const auto rate = [](double t) { return 0.8 * 2 * kPi * 0.5 * std::cos(2 * kPi * 0.5 * t); };
   Tracking tracking;
@@ -341,7 +339,7 @@ Tracking trackSine(bool implicit) {
     tracking.max = std::max(tracking.max, std::abs(error));
   }
   tracking.rms = std::sqrt(sum / samples);
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&drive);
   return tracking;
 }
 
@@ -365,7 +363,7 @@ TEST(DriveBullet, StabilityGuardTamesGainsTooStiffForTheStep) {
                                   DriveGains{3000.0, 60.0, 300.0}, Vec3{0.004}, 0.6);
     ExplicitDrive drive(*world, chain.bodies, chain.joints);
     EXPECT_TRUE(drive.setStabilityLimit(limit));
-    world->setSubstepListener(&drive);
+    world->addSubstepListener(&drive);
     EXPECT_TRUE(drive.setTarget(0, fromJointAngles(Vec3{0.0, 0.0, 1.0})));
     double late = 0.0;
     for (int frame = 0; frame < 90; ++frame) {
@@ -376,7 +374,7 @@ TEST(DriveBullet, StabilityGuardTamesGainsTooStiffForTheStep) {
     }
     *index = explicitStabilityIndex(chain.joints[0].gains, 1.0 / 0.004 + 1.0 / (0.004 * 0.85),
                                     kFrameDt / kSubsteps);
-    world->setSubstepListener(nullptr);
+    world->removeSubstepListener(&drive);
     return late;
   };
   double index = 0.0;
@@ -523,7 +521,7 @@ RagdollRun driveRagdollThroughRun(bool isotropic, TorqueApplication application)
   // bodies (feet, forearms): the guard scales them to what the step can take.
   EXPECT_TRUE(drive.setStabilityLimit(2.0));
   MeasuredDrive measured(*world, drive, bodies);
-  world->setSubstepListener(&measured);
+  world->addSubstepListener(&measured);
 
   const Momentum m0 = momentum(*world, bodies);
   run.initialLinear = glm::length(m0.linear);
@@ -560,7 +558,7 @@ RagdollRun driveRagdollThroughRun(bool isotropic, TorqueApplication application)
   run.rmsError = std::sqrt(sumSquared / samples);
   run.driveLinear = measured.linear / run.initialLinear;
   run.driveAngular = measured.angular / run.initialAngular;
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&measured);
   return run;
 }
 
@@ -574,9 +572,9 @@ void printRun(const char* name, const RagdollRun& r) {
 
 // The DeepMimic humanoid built by the asset builder, floating in zero gravity with no contacts,
 // driven through the run clip (2 s, more than two loops of it) by the explicit drive at the
-// asset's default gains (with the stability guard). The world has centredJointAnchors on: each
-// joint's anchor rows then act on one line (off, Bullet applies +lambda and -lambda at two
-// anchor points a little apart, a couple: 2.4e-2 of |L0| on this run). As in the chain test, the
+// asset's default gains (with the stability guard). The adapter's joints apply their anchor rows
+// on one line (Bullet's own 6-DoF spring2 applies +lambda and -lambda at two anchor points a
+// little apart, a couple: 2.4e-2 of |L0| on this run). As in the chain test, the
 // drive's own impulses are measured inside the engine, and the whole run keeps linear and angular
 // momentum to 1e-6 (measured ~4e-14). With the builder's elongated inertia the whole run drifts
 // ~0.13 in angular momentum, and not because of the drives (their own share stays ~1e-12): Bullet

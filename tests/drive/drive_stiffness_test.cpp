@@ -164,7 +164,7 @@ Settle settle(Mode mode, double scale, int substeps) {
     EXPECT_TRUE(drive.setTargets(targets, {}));
     EXPECT_TRUE(drive.setStabilityLimit(mode == Mode::ExplicitGuarded ? 1.0 : 0.0));
     drive.setEndOfSubstepLaw(mode == Mode::ExplicitEndOfSubstep);
-    world->setSubstepListener(&drive);
+    world->addSubstepListener(&drive);
   }
   const int frames = 240;
   for (int frame = 0; frame < frames && s.finite; ++frame) {
@@ -190,7 +190,7 @@ Settle settle(Mode mode, double scale, int substeps) {
       s.lateEnergy = std::max(s.lateEnergy, energy);
     }
   }
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&drive);
   return s;
 }
 

@@ -69,7 +69,6 @@ class RecordingWorld final : public PhysicsWorld {
   double jointAnchorSeparation(JointId) const override { return 0.0; }
   void step(double, int) override {}
   const StepStats& lastStepStats() const override { return stats_; }
-  void setSubstepListener(SubstepListener*) override {}
   const WorldSettings& settings() const override { return settings_; }
   bool capsuleOverlaps(const Transform&, double, double, std::uint32_t) const override { return false; }
   double sweepCapsule(const Transform&, const Vec3&, double, double, std::uint32_t) const override {

@@ -159,7 +159,7 @@ TEST(PinBullet, ReachesTargetAndReportsItsExternalImpulse) {
   g.linearDamping = g.angularDamping = 20.0;
   const std::vector<PinGains> gains{g};
   PinApplier pins(*world, bodies, gains);
-  world->setSubstepListener(&pins);
+  world->addSubstepListener(&pins);
   const Transform target{glm::angleAxis(1.0, kZ), Vec3{0.5, 1.0, 0.2}};
   ASSERT_TRUE(pins.setTarget(0, target));
   const Momentum m0 = momentumAboutOrigin(*world, bodies);
@@ -179,7 +179,7 @@ TEST(PinBullet, ReachesTargetAndReportsItsExternalImpulse) {
   // The pins are the only external agent: momentum change = their reported impulse.
   EXPECT_TRUE(vecNear(m.linear - m0.linear, pins.externalLinearImpulse(), 1e-9));
   EXPECT_TRUE(vecNear(m.angular - m0.angular, pins.externalAngularImpulse(), 1e-9));
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&pins);
 }
 
 // A chain whose root is pinned and whose joint is driven (both through one listener list): the
@@ -214,7 +214,7 @@ TEST(PinBullet, PinnedRootWithDrivenChild) {
   SubstepListenerList listeners;
   ASSERT_TRUE(listeners.add(&drive));
   ASSERT_TRUE(listeners.add(&pins));
-  world->setSubstepListener(&listeners);
+  world->addSubstepListener(&listeners);
   ASSERT_TRUE(drive.setTarget(0, fromJointAngles(Vec3{0.0, 0.0, 1.0})));
   const Momentum m0 = momentumAboutOrigin(*world, bodies);
   // 4 s: the drive's Kp 60, Kd 2 ring (damping ratio ~0.4) about the target before settling.
@@ -228,7 +228,7 @@ TEST(PinBullet, PinnedRootWithDrivenChild) {
   EXPECT_LT(rootDrift, 1e-3);
   EXPECT_NEAR(angle, 1.0, 1e-3);
   EXPECT_TRUE(vecNear(m.linear - m0.linear, pins.externalLinearImpulse(), 1e-9));
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&listeners);
 }
 
 }  // namespace

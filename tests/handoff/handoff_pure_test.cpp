@@ -107,13 +107,26 @@ TEST(InheritVelocities, TeleportInheritsNoVelocityFromTheJump) {
   EXPECT_NEAR(detected.rootJump, 10.0, 1e-12);
   EXPECT_TRUE(vecNear(out.linear[0], Vec3{0, 0, -1}, 1e-12));
 
-  // A teleport with no earlier pair inherits nothing at all.
+  // A teleport with no earlier pair: the motion relative to the root still counts (the body moved
+  // 0.1 m along the root's X in 0.1 s), the root's own motion is unknown (none).
   PoseHistory short_(1);
   ASSERT_TRUE(short_.push(0.0, Transform::identity(), {&p1, 1}, false).ok());
   ASSERT_TRUE(short_.push(dt, jumpRoot, {&p2, 1}, true).ok());
   out.run(short_, {});
-  EXPECT_EQ(out.linear[0], Vec3{0.0});
+  EXPECT_TRUE(vecNear(out.linear[0], Vec3{0, 0, -1}, 1e-12)) << test::str(out.linear[0]);
   EXPECT_TRUE(out.clamps[0] & kClampTeleport);
+
+  // The root's own motion before the jump is carried through its turn and added: a root moving
+  // at 2 m/s along +X with a body fixed on it inherits 2 m/s along the new root's X (world -Z).
+  PoseHistory moving(1);
+  const Transform onRoot = Transform::fromTranslation({0.3, 0, 0});
+  const Transform r0 = Transform::fromTranslation({0.0, 0, 0}), r1 = Transform::fromTranslation({0.2, 0, 0});
+  const Transform b0 = r0 * onRoot, b1 = r1 * onRoot, b2 = jumpRoot * onRoot;
+  ASSERT_TRUE(moving.push(0.0, r0, {&b0, 1}, false).ok());
+  ASSERT_TRUE(moving.push(dt, r1, {&b1, 1}, false).ok());
+  ASSERT_TRUE(moving.push(2 * dt, jumpRoot, {&b2, 1}, true).ok());
+  out.run(moving, {});
+  EXPECT_TRUE(vecNear(out.linear[0], Vec3{0, 0, -2}, 1e-12)) << test::str(out.linear[0]);
 }
 
 // A game that teleports and hands off in the same frame can sample its animation just before,
@@ -145,12 +158,14 @@ TEST(InheritVelocities, DenseSampleAfterATeleportGivesTheVelocityThere) {
   EXPECT_EQ(out.clamps[0], kClampNone);  // nothing was clamped: the velocity is the animation's
 
   // A dense sample still at the old place (nearer the older root) leaves the jump as the newest
-  // pair: the older pair is carried as before, and the flag stays on the newest sample.
+  // pair and the flag on the newest sample: the velocity is the motion relative to the root over
+  // that pair (here continuous at 1 m/s through the jump), carried into the new root's frame.
   PoseHistory old(1);
   const Transform oldDense = Transform::fromTranslation({0.1 + 0.1 * 7 / 8, 0, 0});
+  const Transform p2continuous = jumpRoot * Transform::fromTranslation({0.2, 0, 0});
   ASSERT_TRUE(old.push(0.0, Transform::identity(), {&p0, 1}, false).ok());
   ASSERT_TRUE(old.push(dt, Transform::identity(), {&p1, 1}, false).ok());
-  ASSERT_TRUE(old.push(2 * dt, jumpRoot, {&p2, 1}, true).ok());
+  ASSERT_TRUE(old.push(2 * dt, jumpRoot, {&p2continuous, 1}, true).ok());
   ASSERT_TRUE(old.insertBeforeNewest(2 * dt - dt / 8, Transform::identity(), {&oldDense, 1}).ok());
   EXPECT_FALSE(old.denseAfterTeleport());
   EXPECT_TRUE(old.teleport(0));

@@ -404,7 +404,7 @@ class CountingListener final : public SubstepListener {
 TEST(Stepping, ListenerCalledEverySubstep) {
   auto world = createBulletWorld();
   CountingListener listener;
-  world->setSubstepListener(&listener);
+  world->addSubstepListener(&listener);
   for (int substeps : {1, 3, 4, 7}) {
     listener.calls = 0;
     world->step(kDt, substeps);
@@ -412,9 +412,42 @@ TEST(Stepping, ListenerCalledEverySubstep) {
     EXPECT_DOUBLE_EQ(listener.last, kDt / substeps);
     EXPECT_EQ(world->lastStepStats().substeps, substeps);
   }
-  world->setSubstepListener(nullptr);
+  world->removeSubstepListener(&listener);
   world->step(kDt, 2);
   EXPECT_EQ(listener.calls, 7);
+}
+
+// One listener per owner (SPEC.md section 8: several characters in one world): each runs every
+// substep in the order added, adding one twice or a null one is refused, and removing one leaves
+// the others running.
+TEST(Stepping, SeveralOwnersEachKeepTheirListener) {
+  auto world = createBulletWorld();
+  struct Ordered final : SubstepListener {
+    std::vector<int>* log = nullptr;
+    int id = 0;
+    void onSubstep(double) override { log->push_back(id); }
+  };
+  std::vector<int> log;
+  Ordered a, b, c;
+  a.log = b.log = c.log = &log;
+  a.id = 1, b.id = 2, c.id = 3;
+  EXPECT_TRUE(world->addSubstepListener(&a));
+  EXPECT_TRUE(world->addSubstepListener(&b));
+  EXPECT_FALSE(world->addSubstepListener(&a)) << "already added";
+  EXPECT_FALSE(world->addSubstepListener(nullptr));
+  EXPECT_TRUE(world->addSubstepListener(&c));
+  EXPECT_EQ(world->substepListenerCount(), 3);
+  world->step(kDt, 2);
+  EXPECT_EQ(log, (std::vector<int>{1, 2, 3, 1, 2, 3}));
+  world->removeSubstepListener(&b);
+  world->removeSubstepListener(&b);  // not there: nothing
+  EXPECT_FALSE(world->hasSubstepListener(&b));
+  log.clear();
+  world->step(kDt, 1);
+  EXPECT_EQ(log, (std::vector<int>{1, 3}));
+  world->removeSubstepListener(&a);
+  world->removeSubstepListener(&c);
+  EXPECT_EQ(world->substepListenerCount(), 0);
 }
 
 // Explicit drives apply impulses in the listener: they act within the same substep.
@@ -434,7 +467,7 @@ TEST(Stepping, ListenerImpulseCancelsGravityInTheSameSubstep) {
   d.linearDamping = 0.0;
   const BodyId body = test::mustCreate(*world, d);
   ImpulseListener listener(*world, body);
-  world->setSubstepListener(&listener);
+  world->addSubstepListener(&listener);
   for (int i = 0; i < 60; ++i) world->step(kDt, 4);
   EXPECT_NEAR(world->transform(body).translation.y, 1.0, 1e-12);
   EXPECT_NEAR(world->linearVelocity(body).y, 0.0, 1e-12);

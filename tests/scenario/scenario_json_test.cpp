@@ -87,11 +87,11 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(std::get<ScenarioEvent::Clip>(s.events[1].payload).clip.speed, 0.0);  // a held pose
   EXPECT_EQ(s.recovery.supine->speed, 1.0);  // get-up clips play at their own rate
   EXPECT_EQ(s.settings.substeps, 4);
-  EXPECT_EQ(s.settings.handoffMode, HandoffMode::ZeroVelocity);
+  EXPECT_EQ(s.settings.handoff.mode, HandoffMode::ZeroVelocity);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
-  EXPECT_EQ(s.settings.limitLookAhead, 0.05);
-  EXPECT_FALSE(s.settings.jointConsistency);
-  EXPECT_TRUE(s.settings.staticContacts);
+  EXPECT_EQ(s.settings.handoff.limitLookAhead, 0.05);
+  EXPECT_FALSE(s.settings.handoff.jointConsistency);
+  EXPECT_TRUE(s.settings.handoff.staticContacts);
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
   EXPECT_FALSE(s.recovery.completeGetUps);
@@ -150,12 +150,24 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.clip.speed, 1.0);
   EXPECT_EQ(s.settings.dt, 1.0 / 60.0);
   EXPECT_EQ(s.settings.substeps, 2);
-  EXPECT_EQ(s.settings.handoffMode, HandoffMode::Inherit);
-  EXPECT_EQ(s.settings.displayBlendTime, 0.15);
-  EXPECT_EQ(s.settings.driveSolver, DriveSolver::Implicit);
-  EXPECT_EQ(s.settings.limitLookAhead, 0.1);
-  EXPECT_TRUE(s.settings.jointConsistency);
-  EXPECT_TRUE(s.settings.staticContacts);
+  // The loader's defaults are the library's: a scenario that names nothing runs what a user of
+  // Character with default CharacterSettings gets.
+  const CharacterSettings library;
+  EXPECT_TRUE(s.settings.handoff == library.handoff);
+  EXPECT_EQ(s.settings.handoff.mode, HandoffMode::Inherit);
+  EXPECT_EQ(s.settings.handoff.limitLookAhead, HandoffSettings::kDerived);
+  EXPECT_TRUE(s.settings.handoff.jointConsistency);
+  EXPECT_TRUE(s.settings.handoff.staticContacts);
+  EXPECT_EQ(s.settings.driveSolver, PoweredSettings{}.solver);
+  EXPECT_EQ(s.settings.driveSolver, library.hitReaction.solver);
+  EXPECT_TRUE(s.recovery.transition == library.transition);
+  EXPECT_TRUE(s.recovery.settle == library.settle);
+  // Saved again it names no handoff or recovery tuning.
+  const std::string saved = saveScenarioJson(s);
+  for (const char* key : {"limitLookAhead", "jointConsistency", "staticContacts", "maxLinearSpeed",
+                          "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "stepTime"}) {
+    EXPECT_EQ(saved.find(key), std::string::npos) << key << " in\n" << saved;
+  }
   EXPECT_TRUE(s.world.ground.enabled);
   EXPECT_EQ(s.world.gravity, Vec3(0, -9.81, 0));
   EXPECT_TRUE(s.events.empty());

@@ -273,7 +273,7 @@ Status Workbench::startSession(const Scenario& requested, const Tuning& tuning, 
     // The ragdoll the scenario gives (built with the group presets, or its asset file), then the
     // joint and body edits on it, saved as the asset the session loads.
     Result<std::unique_ptr<ScenarioSession>> probe =
-        ScenarioSession::start(*runner_, s, s.settings.handoffMode, nullptr);
+        ScenarioSession::start(*runner_, s, s.settings.handoff.mode, nullptr);
     if (!probe) return Error{probe.error()};
     Result<RagdollAsset> tuned = applyEdits((*probe)->asset(), tuning);
     if (!tuned) return Error{tuned.error()};
@@ -294,7 +294,7 @@ Status Workbench::startSession(const Scenario& requested, const Tuning& tuning, 
   }
 
   Result<std::unique_ptr<ScenarioSession>> started =
-      ScenarioSession::start(*runner_, s, s.settings.handoffMode, &next->replay);
+      ScenarioSession::start(*runner_, s, s.settings.handoff.mode, &next->replay);
   if (!started) return Error{started.error()};
   next->session = std::move(started).value();
   ScenarioSession& session = *next->session;
@@ -660,7 +660,7 @@ Result<std::string> Workbench::exportReplay(const std::string& requested) {
   // boxes placed (the same frames: the session is deterministic).
   Replay replay;
   Result<std::unique_ptr<ScenarioSession>> again =
-      ScenarioSession::start(*runner_, *sofar, sofar->settings.handoffMode, &replay);
+      ScenarioSession::start(*runner_, *sofar, sofar->settings.handoff.mode, &replay);
   if (!again) return Error{"export: " + again.error()};
   while ((*again)->step()) {
   }
@@ -819,8 +819,28 @@ json Workbench::state() const {
   j["clips"] = clips;
   const json saved = json::parse(saveScenarioJson(base_));
   j["clip"] = saved["clip"];
-  j["settings"] = saved["settings"];
-  j["recovery"] = saved["recovery"];
+  // Every setting as the session runs it (a saved scenario names only what differs from the
+  // library's defaults; the page shows them all, the derived look-ahead as derived).
+  const ScenarioSettings& st = base_.settings;
+  const HandoffSettings& h = st.handoff;
+  const double erp = WorldSettings{}.jointErp;
+  j["settings"] = json{
+      {"dt", st.dt},
+      {"substeps", st.substeps},
+      {"handoffMode", saved["settings"].value("handoffMode", std::string("inherit"))},
+      {"displayBlendTime", h.displayBlendTime},
+      {"maxLinearSpeed", h.maxLinearSpeed},
+      {"maxAngularSpeed", h.maxAngularSpeed},
+      {"limitLookAhead", h.limitLookAhead >= 0.0 ? h.limitLookAhead : st.dt * (1.0 + 1.0 / erp)},
+      {"limitLookAheadDerived", h.limitLookAhead < 0.0},
+      {"jointConsistency", h.jointConsistency},
+      {"staticContacts", h.staticContacts},
+      {"driveMode", st.driveSolver == DriveSolver::Explicit ? "explicit" : "implicit"}};
+  const ScenarioRecovery& rec = base_.recovery;
+  j["recovery"] = json{{"transitionTime", rec.transition.duration},
+                       {"maxPointSpeed", rec.transition.maxPointSpeed},
+                       {"settleWindow", rec.settle.window},
+                       {"completeGetUps", rec.completeGetUps}};
   j["dt"] = base_.settings.dt;
   // The way the character faces at the start of the session (the page puts its camera beside it).
   Vec3 forward = session.character().displayRoot().transformVector(a.modelForward);
