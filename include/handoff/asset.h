@@ -363,6 +363,18 @@ JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies);
 /// under its centre. The shape's origin for ShapeType::None. [m] Never allocates.
 Vec3 shapeLowestPoint(const ShapeDesc& shape, const Transform& worldFromShape);
 
+/// Radius of a sphere around a shape's centre that holds it (the bounds of group sleeping, of
+/// the crowd's clusters, and the commit's quick test of which bodies may touch). [m] 0 for
+/// ShapeType::None.
+double shapeBoundingRadius(const ShapeDesc& shape);
+
+/// A lower bound of shapeSurfaceDistance, in closed form from the shapes' bounding capsules (a
+/// box's runs along its longest axis, its radius the rest of the half diagonal): a small fraction
+/// of the exact distance's cost, for rejecting pairs that are clearly apart. For sphere and
+/// capsule pairs whose cores are apart it is the distance itself, up to rounding. [m]
+double shapeDistanceLowerBound(const ShapeDesc& a, const Transform& spaceFromA, const ShapeDesc& b,
+                               const Transform& spaceFromB);
+
 /// Distance between the surfaces of two shapes placed in one space; negative when they
 /// overlap (minus the penetration depth). [m] Exact for sphere, capsule and box pairs (GJK while
 /// apart, separating axes once the inner cores intersect). Never allocates.

@@ -286,6 +286,11 @@ class VelocityProjector {
   VelocityProjector() = default;
   /// Capacity: body count, joint rows (3 per joint plus the locked axes) and contact points.
   VelocityProjector(int maxBodies, int maxJointRows, int maxContacts);
+  /// Orders the joints (parent, child and lockedCount are what counts) and lays out the
+  /// factorisation ahead of project(), which then skips that work while its joints have the same
+  /// bodies and row counts. Optional; call where allocation and set-up belong (a ragdoll's
+  /// creation). Never allocates.
+  void prepare(std::span<const ConsistencyJoint> joints, int bodyCount);
   struct Outcome {
     int contactsUsed = 0;   ///< Contacts that bound (push impulse > 0).
     double residual = 0.0;  ///< Largest |row velocity| left (active rows). [m/s]
@@ -306,14 +311,41 @@ class VelocityProjector {
     Vec3 wLinA{0.0}, wAngA{0.0}, wLinB{0.0}, wAngB{0.0};  // inverse(M) * Jacobian^T
     int contact = -1;                                     // contact index, -1 for a joint row
   };
-  int solve(int rowCount);  // fills lambda_ for rows_[0, rowCount); returns rows solved
+  // Joint rows come first, ordered leaves first (deepest child body first), so that the LDL^T
+  // factorisation of J M^-1 J^T has no fill-in: a joint row couples only to the rows of the
+  // joints at its two bodies. The contacts follow (push-only: an active set over a small dense
+  // Schur complement).
+  // Returns true when the joints are those of the last call: the order and structure hold.
+  bool orderJoints(std::span<const ConsistencyJoint> joints, int bodyCount, bool leavesFirst);
+  void buildStructure(std::span<const ConsistencyJoint> joints, int bodyCount, bool leavesFirst);
+  bool factorJoints();  // false when a joint row with a positive diagonal is (nearly) dependent
+  void factorContacts(int contactRows);
+  void solveActive(int activeContacts);
   std::vector<Row> rows_;
-  std::vector<int> active_;     // indices into rows_ taking part in a solve
-  std::vector<double> matrix_;  // dense J M^-1 J^T, factored in place
-  std::vector<double> lambda_;  // impulses per active row
-  std::vector<double> rhs_;
+  std::vector<int> jointOrder_, jointRows_;   // used joints (elimination order), rows of each
+  std::vector<int> parent_, depth_;           // per body, in the joint forest
+  std::vector<int> bodyRowStart_, bodyRows_;  // joint rows touching each body (CSR)
+  std::vector<int> nzStart_, nz_;             // per joint row: the earlier rows it couples to
+  std::vector<std::uint8_t> nzCode_;          // per nz entry: the bodies the two rows share
+  struct GivenJoint {
+    int joint = -1, parent = -1, child = -1, rows = 0;
+  };
+  std::vector<GivenJoint> given_;  // the last call's joints taking part, in the given order
+  int givenCount_ = 0;
+  bool structureValid_ = false, structureLeavesFirst_ = false;
+  int structureBodies_ = 0;
+  std::vector<double> factor_;           // rows x joint rows: L (row-major) with D on the diagonal
+  std::vector<double> scaled_;           // per joint row: L(k, p) D(p) of the row being factored
+  std::vector<double> schur_;            // contacts x contacts: J_c M^-1 J_c^T less the joints' part
+  std::vector<double> contactDiagonal_;  // per contact: its diagonal of J M^-1 J^T
+  std::vector<double> active_;           // LDL^T of the active contacts' Schur complement
+  std::vector<int> activeRows_;          // contact rows (index into the contacts) taking part
+  std::vector<double> rhs_;              // -J v per row, forward-substituted through the joints
+  std::vector<double> lambda_;           // impulse per row (joint rows, then active contacts)
   std::vector<std::uint8_t> contactOn_;
   std::vector<Vec3> baseLinear_, baseAngular_;
+  int jointCount_ = 0, jointRowCount_ = 0;
+  bool forest_ = true;  // the joints form a forest (else the joint factor is dense)
   int maxBodies_ = 0, maxJointRows_ = 0, maxContacts_ = 0;
 };
 
@@ -473,6 +505,7 @@ class Ragdoll {
   double limitLookAhead_ = 1.0 / 60.0;  // HandoffSettings::limitLookAhead of the last commit [s]
   double animationStep_ = 1.0 / 60.0;   // dt of the last setAnimatedPose [s]
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
+  std::vector<double> boundingRadius_;                 // per body: shapeBoundingRadius [m]
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
   int suspendedCount_ = 0;

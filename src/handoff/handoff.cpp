@@ -203,8 +203,11 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
       w = angularVelocity(p0.rotation, p1.rotation, info.sampleDt).omega;
     }
     // Raw: the newest pair's difference, what a naive implementation would inherit (for a
-    // teleport, the jump that was rejected).
-    if (history.size() >= 2) {
+    // teleport, the jump that was rejected). Without a teleport it is the pair just differenced.
+    if (haveVelocity && !acrossJump) {
+      rawLinear[i] = v;
+      rawAngular[i] = w;
+    } else if (history.size() >= 2) {
       const Transform& p0 = history.body(1, b);
       const Transform& p1 = history.body(0, b);
       const double dt = history.time(0) - history.time(1);
@@ -376,13 +379,20 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   r->linear_.resize(static_cast<size_t>(bodyCount));
   r->angular_.resize(static_cast<size_t>(bodyCount));
   r->clamps_.resize(static_cast<size_t>(bodyCount));
+  // The projector's capacity, and its joints' elimination order laid out once here (the commit's
+  // projection reuses it).
+  std::vector<ConsistencyJoint> topology(asset->joints.size());
   int jointRows = 0;
-  for (const JointDef& def : asset->joints) {
-    jointRows += 3;
+  for (size_t j = 0; j < asset->joints.size(); ++j) {
+    const JointDef& def = asset->joints[j];
+    topology[j].parent = def.parentBody;
+    topology[j].child = def.childBody;
     for (int axis = 0; axis < 3; ++axis)
-      jointRows += def.preset.angularLower[axis] == def.preset.angularUpper[axis];
+      topology[j].lockedCount += def.preset.angularLower[axis] == def.preset.angularUpper[axis];
+    jointRows += 3 + topology[j].lockedCount;
   }
   r->projector_ = VelocityProjector(bodyCount, jointRows, kMaxStaticContactsPerBody * bodyCount);
+  r->projector_.prepare(topology, bodyCount);
   r->consistencyBodies_.resize(static_cast<size_t>(bodyCount));
   r->consistencyJoints_.reserve(asset->joints.size());
   r->consistencyContacts_.reserve(static_cast<size_t>(kMaxStaticContactsPerBody * bodyCount));
@@ -403,6 +413,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
       if (!adjacent) r->nonAdjacentPairs_.emplace_back(a, b);
     }
   }
+  for (const BodyDef& def : asset->bodies) r->boundingRadius_.push_back(shapeBoundingRadius(def.shape));
   r->suspended_.assign(r->nonAdjacentPairs_.size(), 0);
   r->pairColliding_.assign(r->nonAdjacentPairs_.size(), 1);
   r->worldFromRoot_ = worldFromRoot;
@@ -838,11 +849,20 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
 
 bool Ragdoll::pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
                             const Vec3& velocityA, const Vec3& velocityB) const {
-  const double d = shapeSurfaceDistance(asset_->bodies[static_cast<size_t>(a)].shape, worldFromA,
-                                        asset_->bodies[static_cast<size_t>(b)].shape, worldFromB);
   // Touching, or closing faster than one frame can resolve without a push.
   const double reach = kContactMargin + kContactLookAhead * (glm::length(velocityA) + glm::length(velocityB));
-  return d < reach;
+  // Quick rejections with the same answer (surfaces at least `reach` apart): the bounding
+  // spheres, then the bounding capsules (most pairs, a hand and a foot, never reach the exact
+  // distance). The margin keeps the rounding of the bound from deciding a pair at the reach.
+  constexpr double kBoundMargin = 1e-9;  // [m]
+  const double centres = glm::length(worldFromA.translation - worldFromB.translation);
+  if (centres - boundingRadius_[static_cast<size_t>(a)] - boundingRadius_[static_cast<size_t>(b)] >=
+      reach + kBoundMargin)
+    return false;
+  const ShapeDesc& shapeA = asset_->bodies[static_cast<size_t>(a)].shape;
+  const ShapeDesc& shapeB = asset_->bodies[static_cast<size_t>(b)].shape;
+  if (shapeDistanceLowerBound(shapeA, worldFromA, shapeB, worldFromB) >= reach + kBoundMargin) return false;
+  return shapeSurfaceDistance(shapeA, worldFromA, shapeB, worldFromB) < reach;
 }
 
 void Ragdoll::applyPairCollision(size_t pair) {

@@ -431,7 +431,8 @@ struct JointSlot {
   bool collideConnected = false;
   bool inWorld = false;
   JointMotorSettings motor;
-  Vec3 motorTargetAngles{0.0};  // jointAngles(motor.target), clamped to the limits
+  Vec3 motorTargetEuler{0.0};   // jointAngles(motor.target), kept with the target
+  Vec3 motorTargetAngles{0.0};  // motorTargetEuler clamped to the limits
 };
 
 bool finite(double v) { return std::isfinite(v); }
@@ -977,6 +978,7 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
   joint.collideConnected = desc.collideConnected;
   joint.inWorld = false;
   joint.motor = JointMotorSettings{};
+  joint.motorTargetEuler = jointAngles(joint.motor.target);
   joint.motorTargetAngles = Vec3{0.0};
 
   // Bullet's A is our B (see the top of this file): the constraint's angles are jointAngles(qRel).
@@ -1296,6 +1298,7 @@ void BulletWorld::setJointMotor(JointId id, const JointMotorSettings& motor) {
   if (!isFinite(m.targetRates)) m.targetRates = Vec3{0.0};
   m.target = normalizeOrIdentity(m.target);
   joint->motor = m;
+  joint->motorTargetEuler = jointAngles(m.target);
   applyLimits(*joint, joint->lower, joint->upper);  // clamps the motor's target
   btGeneric6DofSpring2Constraint& c = *joint->constraint;
   for (int i = 0; i < 3; ++i) {
@@ -1380,7 +1383,12 @@ void BulletWorld::setJointFrames(JointId id, const Transform& bodyAFromJoint,
   if (!valid) return;
   joint->aFromJoint = bodyAFromJoint;
   joint->bFromJoint = bodyBFromJoint;
-  joint->constraint->setFrames(toBt(bodyBFromJoint), toBt(bodyAFromJoint));  // Bullet's A is our B
+  // Bullet's A is our B. Written in place rather than with setFrames(), which also recomputes the
+  // joint's cached transforms and angles (atan2s, most of the call's cost): the solver recomputes
+  // them from the frames in every getInfo1 before getInfo2 reads them, and this adapter calls
+  // calculateTransforms() before it reads them (the motor rows), so nothing reads a stale cache.
+  joint->constraint->getFrameOffsetA() = toBt(bodyBFromJoint);
+  joint->constraint->getFrameOffsetB() = toBt(bodyAFromJoint);
   bodies_[joint->bodyA].body->activate();
   bodies_[joint->bodyB].body->activate();
 }
@@ -1452,7 +1460,7 @@ void BulletWorld::applyLimits(JointSlot& joint, const Vec3& lower, const Vec3& u
   joint.constraint->setAngularLowerLimit(toBt(lower));
   joint.constraint->setAngularUpperLimit(toBt(upper));
   // Open axes clamp the motor's target to the limits; locked axes take none (no motor row).
-  Vec3 target = jointAngles(joint.motor.target);
+  Vec3 target = joint.motorTargetEuler;
   for (int i = 0; i < 3; ++i) {
     if (lower[i] <= upper[i]) target[i] = std::clamp(target[i], lower[i], upper[i]);
   }
