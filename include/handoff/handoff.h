@@ -483,6 +483,7 @@ class Ragdoll {
   std::shared_ptr<const RagdollAsset> asset_;
   std::vector<BodyId> bodies_;
   std::vector<JointId> joints_;
+  std::vector<JointId> scratchJoints_;  // the commit's joints to clear (capacity: every joint)
   BodyId capsule_;
   std::vector<Authority> authority_;
   PoseHistory history_;

@@ -253,6 +253,10 @@ class PhysicsWorld {
   virtual void sleep(BodyId body) = 0;
   /// Clears a joint's accumulated (warm-start) impulses: after a teleport of the pose.
   virtual void resetWarmStart(JointId joint) = 0;
+  /// resetWarmStart of each joint, at once (an engine may visit its contacts once for all).
+  virtual void resetWarmStarts(std::span<const JointId> joints) {
+    for (JointId joint : joints) resetWarmStart(joint);
+  }
   virtual void setJointMotor(JointId joint, const JointMotorSettings& motor) = 0;
   /// Replaces a joint's two frames (T_CA_J, T_CB_J), e.g. to re-anchor it at the committed pose.
   /// Non-finite frames are ignored (assert in debug).

@@ -371,6 +371,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   if (!capsuleId) return Error{"character capsule: " + capsuleId.error()};
   r->capsule_ = *capsuleId;
 
+  r->scratchJoints_.resize(r->joints_.size());
   r->authority_.assign(static_cast<size_t>(bodyCount), Authority::Animation);
   r->history_ = PoseHistory(bodyCount);
   r->scratchPoses_.resize(static_cast<size_t>(bodyCount));
@@ -457,7 +458,7 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
     }
   }
   if (jump) {
-    for (JointId j : joints_) world_->resetWarmStart(j);
+    world_->resetWarmStarts(joints_);
     world_->setTransform(
         capsule_, capsulePose(*asset_, worldFromRoot, models[static_cast<size_t>(asset_->bodies[0].joint)]));
   } else {
@@ -598,10 +599,12 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     world_->setAngularVelocity(bodies_[static_cast<size_t>(b)],
                                record.bodies[static_cast<size_t>(b)].angularVelocity);
   }
+  size_t resetCount = 0;
   for (size_t j = 0; j < joints_.size(); ++j) {
     if (selected(asset_->joints[j].parentBody) || selected(asset_->joints[j].childBody))
-      world_->resetWarmStart(joints_[j]);
+      scratchJoints_[resetCount++] = joints_[j];
   }
+  world_->resetWarmStarts(std::span<const JointId>(scratchJoints_.data(), resetCount));
   world_->setEnabled(capsule_, false);
   for (int b = 0; b < n; ++b) {
     if (!selected(b)) continue;

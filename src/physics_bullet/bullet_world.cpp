@@ -417,6 +417,7 @@ struct BodySlot {
   // body's transform before it did.
   bool projected = false;
   btTransform beforeProjection = btTransform::getIdentity();
+  std::uint32_t warmResetPass = 0;  // resetWarmStarts: the pass that clears this body's contacts
 };
 
 struct JointSlot {
@@ -491,6 +492,7 @@ class BulletWorld final : public PhysicsWorld {
   void wake(BodyId body) override;
   void sleep(BodyId body) override;
   void resetWarmStart(JointId joint) override;
+  void resetWarmStarts(std::span<const JointId> joints) override;
   void setJointMotor(JointId joint, const JointMotorSettings& motor) override;
   void setJointFrames(JointId joint, const Transform& bodyAFromJoint,
                       const Transform& bodyBFromJoint) override;
@@ -558,6 +560,7 @@ class BulletWorld final : public PhysicsWorld {
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
 
   std::vector<BodySlot> bodies_;
+  std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
   std::vector<std::uint32_t> freeBodies_;
   int liveBodies_ = 0;
   std::vector<JointSlot> joints_;
@@ -1264,18 +1267,34 @@ void BulletWorld::sleep(BodyId id) {
   body.forceActivationState(ISLAND_SLEEPING);
 }
 
-void BulletWorld::resetWarmStart(JointId id) {
-  HANDOFF_JOINT_OR_RETURN(joint, id);
-  joint->constraint->internalSetAppliedImpulse(0.0);
-  solver_->forget(id.value & kIndexMask);
-  const btCollisionObject* a = bodies_[joint->bodyA].body.get();
-  const btCollisionObject* b = bodies_[joint->bodyB].body.get();
+void BulletWorld::resetWarmStart(JointId id) { resetWarmStarts(std::span<const JointId>(&id, 1)); }
+
+void BulletWorld::resetWarmStarts(std::span<const JointId> ids) {
+  // The joints' own impulses, then one pass over the manifolds: the contacts of every body at one
+  // of the joints.
+  const std::uint32_t pass = ++warmResetPass_;
+  bool any = false;
+  for (JointId id : ids) {
+    JointSlot* joint = slotOf(id);
+    assert(joint != nullptr && "invalid or dead JointId");
+    if (joint == nullptr) continue;
+    joint->constraint->internalSetAppliedImpulse(0.0);
+    solver_->forget(id.value & kIndexMask);
+    bodies_[joint->bodyA].warmResetPass = bodies_[joint->bodyB].warmResetPass = pass;
+    any = true;
+  }
+  if (!any) return;
+  auto marked = [&](const btCollisionObject* object) {
+    const int index = object->getUserIndex();
+    return index >= 0 && static_cast<size_t>(index) < bodies_.size() &&
+           bodies_[static_cast<size_t>(index)].body.get() == object &&
+           bodies_[static_cast<size_t>(index)].warmResetPass == pass;
+  };
   const int numManifolds = dispatcher_->getNumManifolds();
   for (int m = 0; m < numManifolds; ++m) {
     btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(m);
-    const btCollisionObject* o0 = manifold->getBody0();
-    const btCollisionObject* o1 = manifold->getBody1();
-    if (o0 != a && o0 != b && o1 != a && o1 != b) continue;
+    if (manifold->getNumContacts() == 0) continue;
+    if (!marked(manifold->getBody0()) && !marked(manifold->getBody1())) continue;
     for (int p = 0; p < manifold->getNumContacts(); ++p) {
       btManifoldPoint& point = manifold->getContactPoint(p);
       point.m_appliedImpulse = 0.0;
@@ -1830,8 +1849,21 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
     const btCollisionObject* probe = nullptr;
     std::span<SurfacePoint> out;
     int count = 0;
+    btVector3 sphereCentre{0.0, 0.0, 0.0};
+    btScalar sphereReach = 0.0;  // bounding radius + the farthest distance the plane test reports
     bool needsCollision(btBroadphaseProxy* proxy) const override {
-      return proxy->m_clientObject != self && btCollisionWorld::ContactResultCallback::needsCollision(proxy);
+      if (proxy->m_clientObject == self || !btCollisionWorld::ContactResultCallback::needsCollision(proxy))
+        return false;
+      // An infinite plane overlaps every box: the bounding sphere rejects the far ones (a head
+      // above the floor) before the narrow phase, which could report no point for them either.
+      const auto* object = static_cast<const btCollisionObject*>(proxy->m_clientObject);
+      if (object->getCollisionShape()->getShapeType() != STATIC_PLANE_PROXYTYPE) return true;
+      const auto* plane = static_cast<const btStaticPlaneShape*>(object->getCollisionShape());
+      const btTransform& worldFromPlane = object->getWorldTransform();
+      const btVector3 normal = worldFromPlane.getBasis() * plane->getPlaneNormal();
+      const btScalar height =
+          normal.dot(sphereCentre - worldFromPlane.getOrigin()) - plane->getPlaneConstant();
+      return height <= sphereReach;
     }
     btScalar addSingleResult(btManifoldPoint& cp, const btCollisionObjectWrapper* w0, int, int,
                              const btCollisionObjectWrapper*, int, int) override {
@@ -1850,6 +1882,18 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   callback.m_collisionFilterGroup = -1;  // only the query's mask filters
   callback.m_collisionFilterMask = toGroup(mask);
   callback.m_closestDistanceThreshold = maxDistance;
+  {
+    // The plane test reports points up to the manifold's breaking threshold beyond maxDistance
+    // (the smaller of the two shapes', or gContactBreakingThreshold): the larger of both bounds it.
+    const btCollisionShape* shape = slot->body->getCollisionShape();
+    btVector3 centre;
+    btScalar radius = 0.0;
+    shape->getBoundingSphere(centre, radius);
+    const btScalar breaking =
+        std::max(gContactBreakingThreshold, shape->getContactBreakingThreshold(gContactBreakingThreshold));
+    callback.sphereCentre = probe.getWorldTransform() * centre;
+    callback.sphereReach = radius + maxDistance + breaking + 1e-6;
+  }
   world_->contactTest(&probe, callback);
   return callback.count;
 }
