@@ -336,6 +336,7 @@ class VelocityProjector {
   int structureBodies_ = 0;
   std::vector<double> factor_;           // rows x joint rows: L (row-major) with D on the diagonal
   std::vector<double> scaled_;           // per joint row: L(k, p) D(p) of the row being factored
+  std::vector<double> contactScaled_;    // contacts x joint rows: L(c, p) D(p)
   std::vector<double> schur_;            // contacts x contacts: J_c M^-1 J_c^T less the joints' part
   std::vector<double> contactDiagonal_;  // per contact: its diagonal of J M^-1 J^T
   std::vector<double> active_;           // LDL^T of the active contacts' Schur complement

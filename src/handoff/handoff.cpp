@@ -797,13 +797,17 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
     // moving toward a limit gets the room its motion needs over HandoffSettings::limitLookAhead.
     const Quat jointAFromWorld = glm::inverse(worldFromA.rotation * aFromJoint.rotation);
     const Quat aFromB = jointAFromWorld * worldFromJointB.rotation;
-    const Vec3 relativeOmega =
-        jointAFromWorld * (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
-                           record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
-    Vec3 ahead;
-    anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, out.angles, ahead);
     const Vec3& lo = def.preset.angularLower;
     const Vec3& hi = def.preset.angularUpper;
+    Vec3 ahead{0.0};  // read only on limited axes
+    if (lo.x < hi.x || lo.y < hi.y || lo.z < hi.z) {
+      const Vec3 relativeOmega =
+          jointAFromWorld * (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
+                             record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
+      anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, out.angles, ahead);
+    } else {
+      out.angles = jointAngles(aFromB);
+    }
     for (int axis = 0; axis < 3; ++axis) {
       const double a = out.angles[axis];
       if (lo[axis] == hi[axis]) {

@@ -60,6 +60,7 @@ VelocityProjector::VelocityProjector(int maxBodies, int maxJointRows, int maxCon
       given_(static_cast<size_t>(maxJointRows)),
       factor_(static_cast<size_t>((maxJointRows + maxContacts) * maxJointRows)),
       scaled_(static_cast<size_t>(maxJointRows)),
+      contactScaled_(static_cast<size_t>(maxContacts * maxJointRows)),
       schur_(static_cast<size_t>(maxContacts * maxContacts)),
       contactDiagonal_(static_cast<size_t>(maxContacts)),
       active_(static_cast<size_t>(maxContacts * maxContacts)),
@@ -195,9 +196,11 @@ bool VelocityProjector::factorJoints() {
       const double* lj = &factor_[static_cast<size_t>(*j) * width];
       double s = coupling(rk, rows_[static_cast<size_t>(*j)], *shared);
       for (const int* p = nzBegin; p != j; ++p) s -= scaled[*p] * lj[*p];
+      // L(k, j) D(j) is s itself: the next entries need it at once, the quotient can wait.
       const double dj = lj[*j];
-      lk[*j] = dj > 0.0 ? s / dj : 0.0;
-      scaled[*j] = lk[*j] * dj;
+      const bool kept = dj > 0.0;
+      lk[*j] = kept ? s / dj : 0.0;
+      scaled[*j] = kept ? s : 0.0;
     }
     const double diagonal = coupling(rk, rk);
     double d = diagonal;
@@ -225,6 +228,7 @@ void VelocityProjector::factorContacts(int contactRows) {
     const int k = nj + c;
     const Row& rk = rows_[static_cast<size_t>(k)];
     double* lk = &factor_[static_cast<size_t>(k) * width];
+    double* sk = &contactScaled_[static_cast<size_t>(c) * width];  // L(k, p) D(p)
     for (int j = 0; j < nj; ++j) {
       const Row& rj = rows_[static_cast<size_t>(j)];
       const bool touches = rj.b == rk.b || rj.a == rk.b;
@@ -232,17 +236,18 @@ void VelocityProjector::factorContacts(int contactRows) {
       const double* lj = &factor_[static_cast<size_t>(j) * width];
       for (int q = nzStart_[static_cast<size_t>(j)]; q < nzStart_[static_cast<size_t>(j + 1)]; ++q) {
         const int p = nz_[static_cast<size_t>(q)];
-        s -= lk[p] * lj[p] * factor_[static_cast<size_t>(p) * width + static_cast<size_t>(p)];
+        s -= sk[p] * lj[p];
       }
-      lk[j] = lj[j] > 0.0 ? s / lj[j] : 0.0;
+      const bool kept = lj[j] > 0.0;
+      lk[j] = kept ? s / lj[j] : 0.0;
+      sk[j] = kept ? s : 0.0;
     }
     contactDiagonal_[static_cast<size_t>(c)] = coupling(rk, rk);
     for (int l = 0; l <= c; ++l) {
       const Row& rl = rows_[static_cast<size_t>(nj + l)];
       const double* ll = &factor_[static_cast<size_t>(nj + l) * width];
       double s = l == c ? contactDiagonal_[static_cast<size_t>(c)] : rk.b == rl.b ? coupling(rk, rl) : 0.0;
-      for (int p = 0; p < nj; ++p)
-        s -= lk[p] * ll[p] * factor_[static_cast<size_t>(p) * width + static_cast<size_t>(p)];
+      for (int p = 0; p < nj; ++p) s -= sk[p] * ll[p];
       schur_[static_cast<size_t>(c) * cw + static_cast<size_t>(l)] = s;
     }
   }

@@ -418,6 +418,11 @@ struct BodySlot {
   bool projected = false;
   btTransform beforeProjection = btTransform::getIdentity();
   std::uint32_t warmResetPass = 0;  // resetWarmStarts: the pass that clears this body's contacts
+  // closestPoints: the shape's bounding sphere (in the body's frame) and the farthest a plane
+  // test reports beyond the asked distance (the larger of the shape's and the global threshold).
+  btVector3 boundingCentre{0.0, 0.0, 0.0};
+  btScalar boundingRadius = 0.0;
+  btScalar breakingThreshold = 0.0;
 };
 
 struct JointSlot {
@@ -790,6 +795,9 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, c
   }
   BodySlot& slot = bodies_[index];
   slot.shape = acquireShape(key);
+  slot.shape->getBoundingSphere(slot.boundingCentre, slot.boundingRadius);
+  slot.breakingThreshold =
+      std::max(gContactBreakingThreshold, slot.shape->getContactBreakingThreshold(gContactBreakingThreshold));
   slot.motion = desc.motion;
   slot.mass = desc.motion == MotionType::Static ? 0.0 : desc.mass;
   slot.inertia = toBt(inertia);
@@ -1882,18 +1890,9 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   callback.m_collisionFilterGroup = -1;  // only the query's mask filters
   callback.m_collisionFilterMask = toGroup(mask);
   callback.m_closestDistanceThreshold = maxDistance;
-  {
-    // The plane test reports points up to the manifold's breaking threshold beyond maxDistance
-    // (the smaller of the two shapes', or gContactBreakingThreshold): the larger of both bounds it.
-    const btCollisionShape* shape = slot->body->getCollisionShape();
-    btVector3 centre;
-    btScalar radius = 0.0;
-    shape->getBoundingSphere(centre, radius);
-    const btScalar breaking =
-        std::max(gContactBreakingThreshold, shape->getContactBreakingThreshold(gContactBreakingThreshold));
-    callback.sphereCentre = probe.getWorldTransform() * centre;
-    callback.sphereReach = radius + maxDistance + breaking + 1e-6;
-  }
+  // The plane test reports points up to the manifold's breaking threshold beyond maxDistance.
+  callback.sphereCentre = probe.getWorldTransform() * slot->boundingCentre;
+  callback.sphereReach = slot->boundingRadius + maxDistance + slot->breakingThreshold + 1e-6;
   world_->contactTest(&probe, callback);
   return callback.count;
 }
