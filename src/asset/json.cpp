@@ -69,13 +69,21 @@ class Reader {
   bool failed() const { return !errors_.empty(); }
   const std::string& errors() const { return errors_; }
 
+  /// An unknown field is an error, as in every loader: a misspelt key would otherwise leave its
+  /// value at the default without a word.
   void knownKeys(const Json& obj, const std::string& path, std::initializer_list<const char*> known) {
     for (const auto& [key, value] : obj.items()) {
       bool ok = false;
       for (const char* k : known) ok = ok || key == k;
-      if (!ok)
-        warning("unknown_field", join(path, key),
-                "unknown field ignored (typo? written by a newer version?)");
+      if (ok) continue;
+      const std::vector<std::string> names(known.begin(), known.end());
+      const std::string suggestion = didYouMean(key, names);
+      std::string message = "unknown field '" + validUtf8(key) + "'" + suggestion;
+      if (suggestion.empty()) {
+        message += "; allowed:";
+        for (const char* k : known) message += std::string(" ") + k;
+      }
+      error(join(path, validUtf8(key)), message);
     }
   }
 
@@ -435,7 +443,9 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       for (const auto& [key, value] : m.items()) {
         const std::optional<Slot> slot = slotFromName(key);
         if (!slot) {
-          r.warning("unknown_field", "map." + key, "unknown slot ignored");
+          std::vector<std::string> names;
+          for (int i = 0; i < kSlotCount; ++i) names.emplace_back(slotName(static_cast<Slot>(i)));
+          r.error("map." + validUtf8(key), "unknown slot '" + validUtf8(key) + "'" + didYouMean(key, names));
           continue;
         }
         r.integer(m, key.c_str(), "map", asset.map.joint[static_cast<size_t>(*slot)], -1);

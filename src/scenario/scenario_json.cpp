@@ -240,7 +240,7 @@ class Reader {
           std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return it.key() == k; });
       if (known) continue;
       std::vector<std::string> names(allowed.begin(), allowed.end());
-      const std::string suggestion = scenario_detail::didYouMean(it.key(), names);
+      const std::string suggestion = didYouMean(it.key(), names);
       std::string message = "unknown field '" + it.key() + "'" + context + suggestion;
       if (suggestion.empty()) {
         message += "; allowed:";
@@ -353,7 +353,7 @@ class Reader {
     std::vector<std::string> names;
     for (const auto& entry : table) names.emplace_back(entry.first);
     std::string message =
-        "unknown " + std::string(what) + " '" + text + "'" + scenario_detail::didYouMean(text, names);
+        "unknown " + std::string(what) + " '" + text + "'" + didYouMean(text, names);
     message += "; expected one of";
     for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : " ") + names[i];
     fail(path, message);
@@ -695,7 +695,7 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
               names.emplace_back(bodyRegionName(static_cast<BodyRegion>(i)));
             }
             std::string message = "unknown region '" + it.key() + "'" +
-                                  scenario_detail::didYouMean(it.key(), names) + "; expected one of";
+                                  didYouMean(it.key(), names) + "; expected one of";
             for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : " ") + names[i];
             r.fail(where, message);
           }

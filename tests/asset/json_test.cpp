@@ -172,18 +172,22 @@ TEST(AssetJson, PartialFileLoadsWithDefaults) {
   }
 }
 
-TEST(AssetJson, UnknownFieldsWarnWithTheirPath) {
+// The same policy as the scenario loader: an unknown field is an error naming its path, with the
+// closest known field when one is close, else the allowed ones.
+TEST(AssetJson, UnknownFieldsAreErrorsNamingTheirPath) {
   std::string text = kPartial;
   text.replace(text.find("\"version\": 1,"), 13, "\"version\": 1, \"colour\": \"red\",");
-  text.replace(text.find("\"mass\": 10"), 10, "\"mass\": 10, \"density\": 1000");
+  text.replace(text.find("\"mass\": 10"), 10, "\"mass\": 10, \"mas\": 1000");
   std::vector<Finding> findings;
   Result<RagdollAsset> a = loadRagdollJson(text, "partial.json", &findings);
-  ASSERT_TRUE(a.ok()) << a.error();
-  ASSERT_EQ(findings.size(), 2u);
-  EXPECT_EQ(findings[0].code, "unknown_field");
-  EXPECT_EQ(findings[0].severity, Finding::Severity::Warning);
-  EXPECT_EQ(findings[0].subject, "colour");
-  EXPECT_EQ(findings[1].subject, "bodies[0].density");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().find("partial.json"), std::string::npos) << a.error();
+  EXPECT_NE(a.error().find("bodies[0].mas: unknown field 'mas' (did you mean 'mass'?)"), std::string::npos)
+      << a.error();
+  EXPECT_NE(a.error().find("colour: unknown field 'colour'; allowed: format version skeleton"), std::string::npos) << a.error();
+  int errors = 0;
+  for (const Finding& f : findings) errors += f.severity == Finding::Severity::Error;
+  EXPECT_EQ(errors, 2);
 }
 
 struct BadCase {
