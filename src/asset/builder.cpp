@@ -116,7 +116,7 @@ Result<PresetPatch> parsePatch(const nlohmann::json& j, const std::string& path)
       if (key == "breakForce") p.breakForce = v;
       if (key == "breakTorque") p.breakTorque = v;
     } else {
-      const std::vector<std::string> known{"lower",     "upper",      "stiffness", "damping",
+      const std::vector<std::string> known{"lower",     "upper",      "stiffness",  "damping",
                                            "maxTorque", "breakForce", "breakTorque"};
       const std::string suggestion = didYouMean(key, known);
       return Error{at + ": unknown field '" + validUtf8(key) + "'" +

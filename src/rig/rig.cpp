@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <cmath>
 #include <limits>
-#include <cctype>
 #include <string>
 #include <unordered_set>
 #include <vector>

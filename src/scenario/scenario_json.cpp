@@ -352,8 +352,7 @@ class Reader {
     }
     std::vector<std::string> names;
     for (const auto& entry : table) names.emplace_back(entry.first);
-    std::string message =
-        "unknown " + std::string(what) + " '" + text + "'" + didYouMean(text, names);
+    std::string message = "unknown " + std::string(what) + " '" + text + "'" + didYouMean(text, names);
     message += "; expected one of";
     for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : " ") + names[i];
     fail(path, message);
@@ -694,8 +693,8 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
             for (int i = 0; i < static_cast<int>(BodyRegion::Count); ++i) {
               names.emplace_back(bodyRegionName(static_cast<BodyRegion>(i)));
             }
-            std::string message = "unknown region '" + it.key() + "'" +
-                                  didYouMean(it.key(), names) + "; expected one of";
+            std::string message =
+                "unknown region '" + it.key() + "'" + didYouMean(it.key(), names) + "; expected one of";
             for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : " ") + names[i];
             r.fail(where, message);
           }

@@ -184,7 +184,9 @@ TEST(AssetJson, UnknownFieldsAreErrorsNamingTheirPath) {
   EXPECT_NE(a.error().find("partial.json"), std::string::npos) << a.error();
   EXPECT_NE(a.error().find("bodies[0].mas: unknown field 'mas' (did you mean 'mass'?)"), std::string::npos)
       << a.error();
-  EXPECT_NE(a.error().find("colour: unknown field 'colour'; allowed: format version skeleton"), std::string::npos) << a.error();
+  EXPECT_NE(a.error().find("colour: unknown field 'colour'; allowed: format version skeleton"),
+            std::string::npos)
+      << a.error();
   int errors = 0;
   for (const Finding& f : findings) errors += f.severity == Finding::Severity::Error;
   EXPECT_EQ(errors, 2);
