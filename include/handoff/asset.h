@@ -59,7 +59,7 @@ Slot parentSlot(Slot slot);
 struct Finding {
   enum class Severity : std::uint8_t { Info, Warning, Error };
   Severity severity = Severity::Warning;
-  /// Stable identifier. Validator: "overlap", "anchor_mismatch", "mass_ratio", "extreme_mass",
+  /// Stable identifier. Validator: "overlap", "adjacent_overlap", "anchor_mismatch", "mass_ratio", "extreme_mass",
   /// "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
   /// "degenerate_frame", "invalid_drive", "invalid_material", "bad_topology",
   /// "skeleton_mismatch", "collision_filter". Builder: "stabilize_mass", "stabilize_inertia",
