@@ -59,14 +59,14 @@ Slot parentSlot(Slot slot);
 struct Finding {
   enum class Severity : std::uint8_t { Info, Warning, Error };
   Severity severity = Severity::Warning;
-  /// Stable identifier. Validator: "overlap", "adjacent_overlap", "anchor_mismatch", "mass_ratio", "extreme_mass",
-  /// "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
+  /// Stable identifier. Validator: "overlap", "adjacent_overlap", "anchor_mismatch", "mass_ratio",
+  /// "extreme_mass", "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
   /// "degenerate_frame", "invalid_drive", "invalid_material", "bad_topology",
   /// "skeleton_mismatch", "collision_filter". Builder: "stabilize_mass", "stabilize_inertia",
   /// "stabilize_drive", "radius_reduced", "lower_spine_skipped", "limit_widened", "mass_moved",
   /// "estimated_tip", "override". Mapper: "map_structure", "map_side", "map_deform". Mapper and
-/// validator (plausibility): "implausible_scale", "proportion", "side_swap", "head_offset",
-/// "pelvis_offset". JSON: "unknown_field", "json".
+  /// validator (plausibility): "implausible_scale", "proportion", "side_swap", "head_offset",
+  /// "pelvis_offset". JSON: "unknown_field", "json".
   /// docs/ASSET.md lists when each is raised.
   std::string code;
   std::string subject;  ///< The body, joint, slot or JSON path concerned.
