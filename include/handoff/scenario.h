@@ -174,6 +174,9 @@ const char* scenarioHandoffModeName(HandoffMode mode);
 struct ScenarioSettings {
   double dt = 1.0 / 60.0;  ///< Frame step. [s] (0, 0.1] [default 1/60]
   int substeps = 2;        ///< Physics substeps per frame. [1, 64] [default 2]
+  /// The world's velocity iterations per substep (WorldSettings::solverIterations; joint rows
+  /// get WorldSettings::jointIterationFactor times as many). [1, 1000] [default 10]
+  int solverIterations = WorldSettings{}.solverIterations;
   /// CharacterSettings::handoff. JSON: the keys handoffMode, displayBlendTime, maxLinearSpeed,
   /// maxAngularSpeed, teleportDistance, stepTime, limitLookAhead, jointConsistency and
   /// staticContacts of "settings". [default HandoffSettings{}]

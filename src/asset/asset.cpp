@@ -202,7 +202,7 @@ JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies) {
   desc.bodyBFromJoint = def.bodyBFromJoint;
   desc.angularLower = def.preset.angularLower;
   desc.angularUpper = def.preset.angularUpper;
-  desc.collideConnected = false;
+  desc.collideConnected = def.adjacentCollision;
   return desc;
 }
 

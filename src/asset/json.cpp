@@ -153,6 +153,14 @@ class Reader {
     return true;
   }
 
+  bool boolean(const Json& obj, const char* key, const std::string& path, bool& out) {
+    if (!obj.contains(key)) return false;
+    const Json& v = obj[key];
+    if (!v.is_boolean()) return error(join(path, key), "expected true or false, got " + typeName(v)), true;
+    out = v.get<bool>();
+    return true;
+  }
+
   bool string(const Json& obj, const char* key, const std::string& path, std::string& out) {
     if (!obj.contains(key)) return false;
     const Json& v = obj[key];
@@ -332,6 +340,7 @@ std::string saveRagdollJson(const RagdollAsset& asset) {
     j["maxTorque"] = number(d.preset.maxDriveTorque);
     j["breakForce"] = number(d.breakForce);
     j["breakTorque"] = number(d.breakTorque);
+    j["adjacentCollision"] = d.adjacentCollision;
     joints.push_back(j);
   }
   doc["joints"] = joints;
@@ -558,7 +567,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       }
       r.knownKeys(j, at,
                   {"name", "group", "parent", "child", "bodyAFromJoint", "bodyBFromJoint", "lower", "upper",
-                   "stiffness", "damping", "maxTorque", "breakForce", "breakTorque"});
+                   "stiffness", "damping", "maxTorque", "breakForce", "breakTorque", "adjacentCollision"});
       JointDef d;
       r.string(j, "name", at, d.name);
       d.childBody = d.name.empty() ? -1 : asset.findBody(d.name);
@@ -591,6 +600,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       r.real(j, "maxTorque", at, d.preset.maxDriveTorque, Range::Positive, true);
       r.real(j, "breakForce", at, d.breakForce, Range::Positive, true);
       r.real(j, "breakTorque", at, d.breakTorque, Range::Positive, true);
+      r.boolean(j, "adjacentCollision", at, d.adjacentCollision);
       asset.joints.push_back(d);
     }
   }

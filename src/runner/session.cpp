@@ -105,6 +105,7 @@ struct ScenarioSession::Impl {
 void ScenarioSession::Impl::createWorld() {
   WorldSettings ws;
   ws.gravity = s.world.gravity;
+  ws.solverIterations = s.settings.solverIterations;
   world = createBulletWorld(ws);
   if (s.world.ground.enabled) {
     world->addGroundPlane(Vec3{0, 1, 0}, s.world.ground.height, s.world.ground.friction);

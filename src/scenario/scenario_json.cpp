@@ -577,13 +577,14 @@ ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& p
 ScenarioSettings readSettings(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
   r.checkKeys(value, path,
-              {"dt", "substeps", "handoffMode", "displayBlendTime", "maxLinearSpeed", "maxAngularSpeed",
-               "teleportDistance", "driveMode", "stepTime", "limitLookAhead", "jointConsistency",
-               "staticContacts"});
+              {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
+               "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead",
+               "jointConsistency", "staticContacts"});
   ScenarioSettings s;
   HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
   s.substeps = r.integer(value, path, "substeps", s.substeps, 1, 64);
+  s.solverIterations = r.integer(value, path, "solverIterations", s.solverIterations, 1, 1000);
   h.mode = r.choice(value, path, "handoffMode", h.mode, kHandoffModes);
   h.displayBlendTime = r.number(value, path, "displayBlendTime", h.displayBlendTime, kDuration);
   h.maxLinearSpeed = r.number(value, path, "maxLinearSpeed", h.maxLinearSpeed, Range{0.0, 1000.0, true, false});
@@ -995,6 +996,7 @@ std::string saveScenarioJson(const Scenario& s) {
   ojson settings = ojson::object();
   settings["dt"] = st.dt;
   settings["substeps"] = st.substeps;
+  if (st.solverIterations != defaults.solverIterations) settings["solverIterations"] = st.solverIterations;
   if (h.mode != dh.mode) settings["handoffMode"] = nameIn(kHandoffModes, h.mode);
   if (h.displayBlendTime != dh.displayBlendTime) settings["displayBlendTime"] = h.displayBlendTime;
   if (h.maxLinearSpeed != dh.maxLinearSpeed) settings["maxLinearSpeed"] = h.maxLinearSpeed;

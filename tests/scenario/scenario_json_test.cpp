@@ -33,7 +33,7 @@ const char* const kComplete = R"({
     "steps": [ { "count": 4, "rise": 0.2, "run": 0.35, "width": 1.5, "origin": [0, 0, -3],
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
-  "settings": { "dt": 0.008333333333333333, "substeps": 4, "handoffMode": "naive_zero_velocity",
+  "settings": { "dt": 0.008333333333333333, "substeps": 4, "solverIterations": 14, "handoffMode": "naive_zero_velocity",
                 "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
                 "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
@@ -87,6 +87,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(std::get<ScenarioEvent::Clip>(s.events[1].payload).clip.speed, 0.0);  // a held pose
   EXPECT_EQ(s.recovery.supine->speed, 1.0);  // get-up clips play at their own rate
   EXPECT_EQ(s.settings.substeps, 4);
+  EXPECT_EQ(s.settings.solverIterations, 14);
   EXPECT_EQ(s.settings.handoff.mode, HandoffMode::ZeroVelocity);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
   EXPECT_EQ(s.settings.handoff.limitLookAhead, 0.05);
@@ -150,6 +151,7 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.clip.speed, 1.0);
   EXPECT_EQ(s.settings.dt, 1.0 / 60.0);
   EXPECT_EQ(s.settings.substeps, 2);
+  EXPECT_EQ(s.settings.solverIterations, WorldSettings{}.solverIterations);
   // The loader's defaults are the library's: a scenario that names nothing runs what a user of
   // Character with default CharacterSettings gets.
   const CharacterSettings library;
@@ -264,6 +266,8 @@ TEST(ScenarioJsonErrors, NonFiniteAndOverflowingNumbers) {
               HasSubstr("world.steps[0].count: must be <= 500, got 1e+20"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"substeps": 18446744073709551616})")),
               HasSubstr("settings.substeps: must be <= 64"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"solverIterations": 0})")),
+              HasSubstr("settings.solverIterations: must be >= 1"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"dt": 0})")),
               HasSubstr("settings.dt: must be > 0, got 0"));
   EXPECT_THAT(errorOf(R"({"character": {"file": "c.bvh"}, "endTime": 1e300})"),
