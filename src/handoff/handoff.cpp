@@ -992,7 +992,8 @@ int Ragdoll::updateBreaks(double stepEndTime, double dt) {
     broken_[i] = 1;
     JointBreak b;
     b.joint = j;
-    const int substep = state.substep >= 0 ? state.substep : substeps - 1;
+    // Broken in an earlier step (not seen then): counted at the end of this one.
+    const int substep = state.substep >= 0 ? std::min(state.substep, substeps - 1) : substeps - 1;
     b.time = stepEndTime - dt + dt * (substep + 1) / substeps;
     b.force = state.force;
     b.torque = state.torque;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "controller/getup_scene.h"
+#include "drive/fake_world.h"
 #include "support/clip_scene.h"
 
 namespace handoff {
@@ -203,6 +204,64 @@ TEST(BreakableCharacter, PoweredCharacterWithABrokenElbowFallsAsAFullRagdollAndS
   EXPECT_FALSE(f.everRecovered);
   EXPECT_EQ(f.getUpEvents, 0);
   EXPECT_LT(f.worstOtherStretch, 0.01);
+}
+
+// Without an engine (a world that reports what a test sets): the character records a break the
+// world reports once, with the world's figures and the substep's time, names the joint in a
+// "break" event, and a powered character goes down as a full ragdoll in that postStep. Joints
+// with infinite limits are never asked.
+TEST(BreakableCharacter, RecordsWhatTheWorldReportsOnceAndAPoweredOneGoesDown) {
+  const test::Character& data = test::loadCharacter("deepmimic/humanoid3d_run.bvh");
+  ASSERT_TRUE(data.asset);
+  auto asset = std::make_shared<RagdollAsset>(*data.asset);
+  const int breakable = static_cast<int>(asset->joints.size()) / 2;
+  asset->joints[static_cast<size_t>(breakable)].breakForce = 400.0;
+  test::RecordingWorld world;
+  std::vector<Transform> locals(static_cast<size_t>(data.skeleton().jointCount()));
+  data.clip().sample(0.0, WrapMode::Clamp, locals);
+  auto created =
+      handoff::Character::create(world, asset, data.skeleton(), CharacterSettings{}, Transform{}, locals);
+  ASSERT_TRUE(created) << created.error();
+  handoff::Character& ch = **created;
+  double time = 0.0;
+  const auto frame = [&] {
+    time += test::kFrame;
+    ASSERT_TRUE(ch.preStep(AnimationInput{time, Transform{}, locals, false}, test::kFrame));
+    ch.postStep(test::kFrame);
+  };
+  for (int i = 0; i < 3; ++i) frame();
+  ASSERT_TRUE(ch.goPowered(PoweredSettings{}));
+  frame();
+  EXPECT_TRUE(ch.jointBreaks().empty());
+  // A joint without limits reporting a break is not asked (only breakable joints are polled).
+  const int other = breakable - 1;
+  world.breaks[ch.ragdoll().joint(other).value] = JointBreakState{true, 900.0, 0.0, 0};
+  world.breaks[ch.ragdoll().joint(breakable).value] = JointBreakState{true, 512.5, 3.25, 0};
+  frame();
+  ASSERT_EQ(ch.jointBreaks().size(), 1u);
+  const JointBreak& b = ch.jointBreaks()[0];
+  EXPECT_EQ(b.joint, breakable);
+  EXPECT_EQ(b.force, 512.5);
+  EXPECT_EQ(b.torque, 3.25);
+  EXPECT_NEAR(b.time, time, 1e-12);  // one substep (the recording world's stats): its end
+  EXPECT_TRUE(ch.ragdoll().jointBroken(breakable));
+  EXPECT_FALSE(ch.ragdoll().jointBroken(other));
+  EXPECT_EQ(ch.state(), CharacterState::Ragdoll);
+  int breaks = 0, knockouts = 0;
+  for (const CharacterEvent& e : ch.events()) {
+    if (e.kind == "break") {
+      ++breaks;
+      EXPECT_NE(e.detail.find(asset->joints[static_cast<size_t>(breakable)].name), std::string::npos)
+          << e.detail;
+    }
+    knockouts += e.kind == "knockout" ? 1 : 0;
+  }
+  EXPECT_EQ(breaks, 1);
+  EXPECT_EQ(knockouts, 1);
+  frame();
+  frame();
+  EXPECT_EQ(ch.jointBreaks().size(), 1u);  // recorded once
+  EXPECT_EQ(ch.state(), CharacterState::Ragdoll);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace handoff {
@@ -75,22 +76,42 @@ BreakRun runUntilBreak(PhysicsWorld& world, JointId joint, double seconds, Expec
   return run;
 }
 
+/// A 2 kg sphere 0.3 m under a static pivot on a locked joint with a 200 N break force.
+struct Hanging {
+  std::unique_ptr<PhysicsWorld> world;
+  BodyId bob;
+  JointId joint;
+  JointDesc desc;
+};
+
+constexpr double kBobMass = 2.0;
+
+Hanging makeHanging() {
+  Hanging h;
+  h.world = createBulletWorld();
+  const BodyId pivot = test::mustCreate(*h.world, [] {
+    BodyDesc d = test::sphereDesc(0.05, 1.0, Vec3{0, 2, 0});
+    d.motion = MotionType::Static;
+    return d;
+  }());
+  h.bob = test::mustCreate(*h.world, test::sphereDesc(0.1, kBobMass, Vec3{0, 1.7, 0}));
+  h.desc = test::jointAt(*h.world, pivot, h.bob, Vec3{0, 2, 0});
+  h.desc.breakForce = 200.0;
+  h.joint = test::mustCreate(*h.world, h.desc);
+  return h;
+}
+
 // A 2 kg sphere hanging 0.3 m under a static pivot on a locked joint (all axes), pulled down by
 // f = 300 N/s * t: the joint carries m g + f. With a break force of 200 N it must break in the
 // substep where m g + f first exceeds 200 N, at t* = (200 - m g) / 300 = 0.601 s, reporting that
 // substep's force: within one substep's ramp (300 N/s * h = 2.5 N) above 200 N.
 TEST(BreakableJoint, HangingMassBreaksAtItsForceWithinOneSubstepOfTheRamp) {
-  auto world = createBulletWorld();
-  const BodyId pivot = test::mustCreate(*world, [] {
-    BodyDesc d = test::sphereDesc(0.05, 1.0, Vec3{0, 2, 0});
-    d.motion = MotionType::Static;
-    return d;
-  }());
-  const double mass = 2.0;
-  const BodyId bob = test::mustCreate(*world, test::sphereDesc(0.1, mass, Vec3{0, 1.7, 0}));
-  JointDesc j = test::jointAt(*world, pivot, bob, Vec3{0, 2, 0});
-  j.breakForce = 200.0;
-  const JointId joint = test::mustCreate(*world, j);
+  Hanging scene = makeHanging();
+  PhysicsWorld* world = scene.world.get();
+  const BodyId bob = scene.bob;
+  const JointId joint = scene.joint;
+  const double mass = kBobMass;
+  const JointDesc& j = scene.desc;
   const double rate = 300.0;
   DownwardRamp ramp(*world, bob, rate, std::numeric_limits<double>::infinity());
   ASSERT_TRUE(world->addSubstepListener(&ramp));
@@ -129,17 +150,12 @@ TEST(BreakableJoint, HangingMassBreaksAtItsForceWithinOneSubstepOfTheRamp) {
 // The same joint loaded to 95 % of its break force and held there for 2 s: it holds, reporting
 // the load (m g + f) it carries.
 TEST(BreakableJoint, HangingMassBelowItsForceHolds) {
-  auto world = createBulletWorld();
-  const BodyId pivot = test::mustCreate(*world, [] {
-    BodyDesc d = test::sphereDesc(0.05, 1.0, Vec3{0, 2, 0});
-    d.motion = MotionType::Static;
-    return d;
-  }());
-  const double mass = 2.0;
-  const BodyId bob = test::mustCreate(*world, test::sphereDesc(0.1, mass, Vec3{0, 1.7, 0}));
-  JointDesc j = test::jointAt(*world, pivot, bob, Vec3{0, 2, 0});
-  j.breakForce = 200.0;
-  const JointId joint = test::mustCreate(*world, j);
+  Hanging scene = makeHanging();
+  PhysicsWorld* world = scene.world.get();
+  const BodyId bob = scene.bob;
+  const JointId joint = scene.joint;
+  const double mass = kBobMass;
+  const JointDesc& j = scene.desc;
   const double cap = 0.95 * j.breakForce - mass * kG;
   DownwardRamp ramp(*world, bob, 300.0, cap);
   ASSERT_TRUE(world->addSubstepListener(&ramp));
