@@ -358,9 +358,10 @@ Status saveRagdollFile(const RagdollAsset& asset, const std::string& path);
 void bodyPosesFromModels(const RagdollAsset& asset, std::span<const Transform> models,
                          const Transform& worldFromRoot, std::span<Transform> worldFromBodies);
 
-/// The engine joint of an asset joint: its two frames and the preset's limits between
-/// `bodies[def.parentBody]` and `bodies[def.childBody]` (asset body order), the adjacent bodies
-/// colliding only when def.adjacentCollision is on. What Ragdoll::create makes for each joint.
+/// The engine joint of an asset joint: its two frames, the preset's limits and the break force and
+/// torque between `bodies[def.parentBody]` and `bodies[def.childBody]` (asset body order), the
+/// adjacent bodies colliding only when def.adjacentCollision is on. What Ragdoll::create makes for
+/// each joint.
 JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies);
 
 /// Lowest point of a shape placed by `worldFromShape` (world Y up): where it would touch a

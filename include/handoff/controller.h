@@ -207,7 +207,8 @@ struct CharacterEvent {
                      ///< "teleport", "refused", "powered" (full powered ragdoll), "partial" (some
                      ///< bodies dynamic), "knockout" (powered -> full ragdoll), "blocked" (no
                      ///< capsule space to return: holding), "unpowered" (back to animation),
-                     ///< "fault" (a body went non-finite or left the world: reset)
+                     ///< "fault" (a body went non-finite or left the world: reset), "break" (a
+                     ///< joint broke: which, at what force and torque)
   std::string detail;
 };
 
@@ -287,6 +288,10 @@ class Character {
   const std::vector<HandoffRecord>& handoffs() const { return handoffs_; }
   const std::vector<RecoveryRecord>& recoveries() const { return recoveries_; }
   const std::vector<CharacterEvent>& events() const { return events_; }
+  /// The ragdoll's broken joints (Ragdoll::jointBreaks, times on this character's clock). A
+  /// character with a broken joint stays a ragdoll: it never gathers nor gets up, and a powered
+  /// or partial one becomes a full ragdoll (events "break", "knockout").
+  std::span<const JointBreak> jointBreaks() const { return ragdoll_->jointBreaks(); }
   const SettleDetector& settle() const { return settle_; }
   /// Powered mode's current settings, drive weight (after the ramp) and measured errors.
   const PoweredSettings& powered() const { return powered_; }
@@ -335,6 +340,7 @@ class Character {
   Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
             const CharacterSettings& settings);
   void event(const char* kind, std::string detail);
+  void recordBreaks(int count);  ///< "break" events for the last `count` joint breaks.
   /// Appends a commit's record and arms the first-step probe on it (a committed one).
   void recordCommit(HandoffRecord&& record);
   /// After the step that followed a commit: its first-step figures into its record.

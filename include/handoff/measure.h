@@ -284,4 +284,44 @@ class PoweredTrackingMeasure {
   void observe(const Character& character, PoweredTrackingMetrics& out) const;
 };
 
+/// A joint that broke (Character::jointBreaks, SPEC.md section 6) and the run around it.
+struct JointBreakMetrics {
+  int joint = -1;            ///< Asset joint index.
+  std::string name;          ///< Asset joint name.
+  double time = 0.0;         ///< When it broke (end of its substep). [s]
+  double force = 0.0;        ///< What it carried then. [N]
+  double torque = 0.0;       ///< [N m]
+  double breakForce = 0.0;   ///< Its limits (the asset's). [N]
+  double breakTorque = 0.0;  ///< [N m]
+  /// The limit it broke at: the torque (true) when the force stayed within its own.
+  bool byTorque = false;
+  /// What it carried at the end of the last frame before it broke, of the load that broke it
+  /// (force or torque), and the largest change of that load between two frames before. [N or N m]
+  double loadBefore = 0.0;
+  double worstFrameChange = 0.0;
+  /// Largest anchor separation of any joint that has not broken, from the break to the last
+  /// frame observed. [m]
+  double otherJointsMaxStretch = 0.0;
+  /// Frames after the break the character spent in a state other than Ragdoll (a get-up).
+  int framesNotRagdoll = 0;
+};
+
+/// Follows every breakable joint (finite asset limits) of a character: the load it carries frame
+/// by frame until it breaks, then the split ragdoll's other joints and state.
+class JointBreakMeasure {
+ public:
+  /// After Character::postStep, every frame from the first.
+  void observe(const Character& character, std::vector<JointBreakMetrics>& out);
+
+ private:
+  struct Joint {
+    int index = -1;
+    bool seen = false;
+    double force = 0.0, torque = 0.0;  // at the last frame it was whole
+    double worstForceChange = 0.0, worstTorqueChange = 0.0;
+  };
+  std::vector<Joint> joints_;
+  bool started_ = false;
+};
+
 }  // namespace handoff

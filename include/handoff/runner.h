@@ -107,6 +107,8 @@ struct ScenarioResult {
   std::vector<HandoffMetrics> handoffs;
   std::vector<RecoveryMetrics> recoveries;
   std::vector<HitReactionMetrics> hitReactions;
+  /// Every joint that broke, with the load before and the split ragdoll after (measure.h).
+  std::vector<JointBreakMetrics> jointBreaks;
   std::vector<CharacterEvent> events;
   TimeSeries series;
   std::vector<ThresholdCheck> checks;

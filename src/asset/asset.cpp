@@ -203,6 +203,8 @@ JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies) {
   desc.angularLower = def.preset.angularLower;
   desc.angularUpper = def.preset.angularUpper;
   desc.collideConnected = def.adjacentCollision;
+  desc.breakForce = def.breakForce;
+  desc.breakTorque = def.breakTorque;
   return desc;
 }
 

@@ -256,6 +256,8 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
 void Character::postStep(double dt) {
   time_ += dt;
   recordFirstStep();
+  const int breaks = ragdoll_->updateBreaks(time_, dt);
+  if (breaks > 0) recordBreaks(breaks);
   if (containPhysicsFault()) {
     externalForce_ = false;
     return;  // the display keeps the last valid pose
@@ -286,7 +288,23 @@ void Character::postStep(double dt) {
       recoveringPostStep(dt);
       break;
   }
+  if (breaks > 0) {
+    // In pieces: no drive tracks, no servo gathers, no get-up (ragdollPostStep). A powered or
+    // partial ragdoll falls as a full one from the next step.
+    stopGather();
+    if (state_ == CharacterState::Powered && poweredToRagdoll()) event("knockout", "a joint broke");
+  }
   externalForce_ = false;
+}
+
+void Character::recordBreaks(int count) {
+  const std::span<const JointBreak> all = ragdoll_->jointBreaks();
+  for (size_t i = all.size() - static_cast<size_t>(count); i < all.size(); ++i) {
+    const JointBreak& b = all[i];
+    const JointDef& def = asset_->joints[static_cast<size_t>(b.joint)];
+    event("break", "joint '" + def.name + "' " + format("at %.1f N, %.1f N m ", b.force, b.torque) +
+                       format("(limits %g N, %g N m): stays a ragdoll", def.breakForce, def.breakTorque));
+  }
 }
 
 bool Character::containPhysicsFault() {
@@ -453,7 +471,8 @@ void Character::ragdollPostStep(double dt) {
   sideWait_ = settle.settled && facing_.inHoldBand() ? sideWait_ + dt : 0.0;
   if (gathering_) {
     gatherPostStep(dt);
-  } else if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) {
+  } else if (settle.settled && getUpAllowed_ && !ragdoll_->broken() && time_ >= retryAt_ &&
+             (supine_ || prone_)) {
     const bool wedged = sideWait_ >= settings_.sideWaitLimit;
     const GetUpClip* clip = clipForFacing(wedged);
     if (clip != nullptr && settings_.gather.duration > 0.0 && !gatherRolledOver_ && !wedged) {

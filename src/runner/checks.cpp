@@ -219,6 +219,37 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     checks.back().note = fmt("largest joint error then %.2f deg", hit.maxAtReturn * kDegPerRad);
   }
 
+  // Breakable joints (SPEC section 6): each broke at its limit (under it at the end of the frame
+  // before, over it in the substep it broke), the split ragdoll kept its other joints together,
+  // and the character stayed down.
+  for (const JointBreakMetrics& b : r.jointBreaks) {
+    const std::string at = "@" + b.name;
+    const double limit = b.byTorque ? b.breakTorque : b.breakForce;
+    const double load = b.byTorque ? b.torque : b.force;
+    const char* unit = b.byTorque ? "N m" : "N";
+    const std::string what = "joint '" + b.name + "' broke at " + fmt("%.3f s", b.time) +
+                             (b.byTorque ? " by torque" : " by force");
+    checks.push_back(
+        atMost("break.held_below_limit" + at,
+               what + ": the load it carried at the end of the frame before (its limit: the threshold)", unit,
+               b.loadBefore, limit));
+    checks.push_back(
+        atLeast("break.at_limit" + at,
+                what + ": the load it reported in the substep it broke (its limit: the threshold; "
+                       "with the row above, the limit lies within the last frame's change of the load)",
+                unit, load, limit));
+    checks.back().note = fmt("reported %.1f N, %.2f N m", b.force, b.torque) +
+                         fmt("; largest change of the load over a frame before: %.1f", b.worstFrameChange);
+    checks.push_back(
+        atMost("break.no_other_joint_stretch" + at,
+               what + ": largest anchor separation of any joint still whole, from the break to the end", "mm",
+               b.otherJointsMaxStretch * 1e3, 10.0));
+    checks.push_back(
+        atMost("break.stays_down" + at,
+               what + ": frames after the break out of Ragdoll (a broken character never gets up)", "frames",
+               b.framesNotRagdoll, 0.0));
+  }
+
   // Scenario expectations beyond the pop allowance.
   for (const auto& [name, value] : s.expectations) {
     if (name == "max_pop_mm") continue;
@@ -228,6 +259,9 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
       checks.push_back(atMost("robustness.max_joint_stretch",
                               "largest joint anchor separation over the whole run", "mm", worst * 1e3,
                               value));
+    } else if (name == "joint_breaks") {
+      checks.push_back(atLeast("break.count", "joints that broke", "count",
+                               static_cast<double>(r.jointBreaks.size()), value));
     } else if (name == "recovered") {
       const double finished = static_cast<double>(std::count_if(
           r.recoveries.begin(), r.recoveries.end(), [](const RecoveryMetrics& m) { return m.finished; }));

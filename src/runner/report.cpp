@@ -95,6 +95,26 @@ json hitReactionsJson(const std::vector<HitReactionMetrics>& hits) {
   return out;
 }
 
+json limitJson(double v) { return std::isfinite(v) ? json(v) : json("inf"); }
+
+json jointBreaksJson(const std::vector<JointBreakMetrics>& breaks) {
+  json out = json::array();
+  for (const JointBreakMetrics& b : breaks) {
+    out.push_back({{"joint", b.name},
+                   {"time", b.time},
+                   {"force", b.force},
+                   {"torque", b.torque},
+                   {"breakForce", limitJson(b.breakForce)},
+                   {"breakTorque", limitJson(b.breakTorque)},
+                   {"byTorque", b.byTorque},
+                   {"loadBefore", b.loadBefore},
+                   {"worstFrameChange", b.worstFrameChange},
+                   {"otherJointsMaxStretch", b.otherJointsMaxStretch},
+                   {"framesNotRagdoll", b.framesNotRagdoll}});
+  }
+  return out;
+}
+
 json checkJson(const ThresholdCheck& c) {
   return {{"name", c.name},
           {"value", c.ran ? json(c.value) : json(nullptr)},
@@ -192,6 +212,7 @@ json scenarioJson(const ScenarioResult& r) {
           {"baselines", baselines},
           {"recoveries", recoveries},
           {"hitReactions", hitReactionsJson(r.hitReactions)},
+          {"jointBreaks", jointBreaksJson(r.jointBreaks)},
           {"events", events},
           {"series", series}};
 }

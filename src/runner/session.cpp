@@ -64,6 +64,7 @@ struct ScenarioSession::Impl {
   std::optional<RecoveryJumpMeasure> recoveryJumps;
   JumpFigures recoveryFigures;  // of the newest recovery
   PoweredTrackingMeasure poweredTracking;
+  JointBreakMeasure jointBreaks;
   PoweredTrackingMetrics poweredFigures;
   runner_detail::RunCounters counters;
   Vec3 lastPelvisWorld{0.0};
@@ -391,6 +392,7 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   if (follow.open()) follow.observe(*ch, t, result.handoffs[static_cast<size_t>(openHandoff)]);
   if (hit.open()) hit.observe(*ch, input, t, result.hitReactions[static_cast<size_t>(openHit)]);
   if (ch->blockingRepresentations() != 1) ++counters.blockingViolations;
+  jointBreaks.observe(*ch, result.jointBreaks);
   measureRecovery();
 }
 
