@@ -169,6 +169,19 @@ struct CharacterSettings {
   /// carries the inherited velocities untouched), off while powered, gathering or recovering.
   /// [1/s] [>= 0] [default 1]
   double ragdollJointDamping = 1.0;
+  /// Bones left to the animation in every state (SPEC.md section 3's per-bone write-back mask):
+  /// each keeps the animated local transform the game gives it (AnimationInput::locals) under
+  /// its displayed parent, while animated, in the ragdoll and its display blend, powered and
+  /// partial, during the get-up (captured pose, transition, the limbs' kinematic targets) and the
+  /// blends back to animation. A look-at system owning the head sets the head's local rotation
+  /// each frame and sees it rendered as it asked. Only the displayed skeleton changes: the bone's
+  /// body, if it has one, is still simulated (and, while the limbs follow the get-up display,
+  /// follows the bone as shown). Bones without a body ride along under it. By name (exact) or
+  /// by skeleton joint index; Character::create fails on an unknown name, an index out of
+  /// range or the skeleton's root (the bone the physics pose is written against). [default
+  /// none]
+  std::vector<std::string> animationOwnedBones;
+  std::vector<int> animationOwnedJoints;  ///< The same by joint index. [0, joints) [default none]
 };
 
 /// The game's animation pose for the end of the coming step.
@@ -218,6 +231,16 @@ struct CharacterEvent {
 /// get-up. Returns worldFromRoot for sampling `clip`.
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
                           const Vec3& modelForward, const Transform& standingRoot);
+
+/// What a game's look-at does for a head it owns (CharacterSettings::animationOwnedBones): the
+/// local rotation (parentFromJoint) of `joint` that turns its bind-pose forward (`modelForward`,
+/// the model's forward in the bind pose, RagdollAsset::modelForward) toward `worldTarget` and
+/// keeps its bind-pose up (model +Y) toward world up (+Y), with the parent at `worldFromParent`
+/// and the joint at `localTranslation` under it. When the target is at the joint, or straight
+/// above or below it, returns `fallback`. Never allocates.
+Quat lookAtLocalRotation(const Skeleton& skeleton, int joint, const Vec3& modelForward,
+                         const Transform& worldFromParent, const Vec3& localTranslation,
+                         const Vec3& worldTarget, const Quat& fallback);
 
 class Character {
  public:
@@ -330,6 +353,9 @@ class Character {
   /// Number of blocking representations active (dynamic enabled limbs count as one, the
   /// capsule as one). Exactly 1 at every step: the invariant tests check.
   int blockingRepresentations() const;
+  /// The joints left to the animation (CharacterSettings::animationOwnedBones and
+  /// animationOwnedJoints, resolved, ascending, without repeats).
+  std::span<const int> animationOwnedJoints() const { return ownedJoints_; }
 
  private:
   Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
@@ -355,6 +381,8 @@ class Character {
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);
+  /// The animation-owned joints of `locals` (a pose of this skeleton) set to the animated locals.
+  void keepAnimationOwned(std::span<Transform> locals) const;
   Status validatePowered(const PoweredSettings& settings) const;
   void poweredPostStep(double dt);
   void updateDriveTargets(double dt);
@@ -440,6 +468,10 @@ class Character {
   bool exitPending_ = false, exitOffsets_ = false;
 
   // Display and scratch.
+  // Animation-owned bones: their joints, and per joint 1 = written back from its body (if any).
+  std::vector<int> ownedJoints_;
+  std::vector<std::uint8_t> writeBackMask_;
+
   std::vector<Transform> display_, physicsLocals_, scratchModels_, bodyPoses_, worldBones_, animRelative_;
   Transform displayRoot_;
   double blendWeight_ = 0.0;

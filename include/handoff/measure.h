@@ -271,6 +271,33 @@ class RecoveryJumpMeasure {
   bool wasRecovering_ = false;
 };
 
+/// A look-at's bone against what the gaze asked (CharacterSettings::animationOwnedBones).
+struct LookAtMetrics {
+  int frames = 0;  ///< Frames observed.
+  /// Largest angle between the displayed bone's world rotation and what the gaze asked: its
+  /// displayed parent's world rotation times the local rotation it was given. [rad]
+  double worstHeadError = 0.0;
+  /// Largest angle between the displayed bone's bind-pose forward and the direction to the gaze
+  /// target (the gaze aims from the parent of the frame before: one frame of the parent's
+  /// motion shows here). [rad]
+  double worstAimError = 0.0;
+};
+
+/// The displayed look-at bone, every frame.
+class LookAtMeasure {
+ public:
+  /// `joint`: the bone the look-at drives (not the skeleton's root).
+  LookAtMeasure(const Character& character, int joint);
+  /// After Character::postStep: `askedLocal` is the local rotation the gaze gave the bone in
+  /// this frame's animation input, `worldTarget` what it aimed at. [m]
+  void observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget, LookAtMetrics& out);
+
+ private:
+  int joint_ = -1;
+  Vec3 forwardInJoint_{0.0, 0.0, 1.0};  ///< The bind-pose forward in the joint's space.
+  std::vector<Transform> models_;
+};
+
 /// Powered mode's tracking, over the powered frames observed (SPEC sections 5 and 6).
 struct PoweredTrackingMetrics {
   double maxPositionError = 0.0;  ///< Largest Character::poweredMaxPositionError. [m]

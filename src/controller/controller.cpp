@@ -50,6 +50,26 @@ Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvis
   return standingRoot * clipRoot.inverse();
 }
 
+Quat lookAtLocalRotation(const Skeleton& skeleton, int joint, const Vec3& modelForward,
+                         const Transform& worldFromParent, const Vec3& localTranslation,
+                         const Vec3& worldTarget, const Quat& fallback) {
+  const Vec3 up{0.0, 1.0, 0.0};
+  const Vec3 toTarget = worldTarget - worldFromParent.transformPoint(localTranslation);
+  const double distance = glm::length(toTarget);
+  if (!(distance > 1e-9) || glm::length(glm::cross(toTarget / distance, up)) < 1e-6) return fallback;
+  // The joint's bind-pose model rotation: its forward and up in joint space.
+  Quat modelFromJoint{1.0, 0.0, 0.0, 0.0};
+  for (int j = joint; j != kNoParent; j = skeleton.parents[static_cast<size_t>(j)])
+    modelFromJoint = skeleton.restLocal[static_cast<size_t>(j)].rotation * modelFromJoint;
+  const Vec3 forwardInJoint = glm::conjugate(modelFromJoint) * modelForward;
+  const Vec3 upInJoint = glm::conjugate(modelFromJoint) * up;
+  if (glm::length(glm::cross(forwardInJoint, upInJoint)) < 1e-6) return fallback;
+  // worldFromJoint maps the joint's (forward, up) frame onto (toward the target, world up).
+  const Quat worldFromJoint =
+      glm::quatLookAt(toTarget / distance, up) * glm::conjugate(glm::quatLookAt(forwardInJoint, upInJoint));
+  return normalizeOrIdentity(glm::conjugate(worldFromParent.rotation) * worldFromJoint);
+}
+
 Character::Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
                      const CharacterSettings& settings)
     : world_(&world),
@@ -102,7 +122,39 @@ Result<std::unique_ptr<Character>> Character::create(
     return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +
                  std::to_string(n)};
   }
+  // Bones left to the animation (SPEC.md section 3's write-back mask), by name or by index.
+  std::vector<std::uint8_t> writeBackMask(n, 1);
+  const auto own = [&](int j, const std::string& how) -> Status {
+    if (skeleton.parents[static_cast<size_t>(j)] == kNoParent) {
+      return Error{"animationOwnedBones: " + how + " is the skeleton's root, which the physics pose is " +
+                   "written against; it cannot be left to the animation"};
+    }
+    writeBackMask[static_cast<size_t>(j)] = 0;
+    return {};
+  };
+  for (const std::string& name : settings.animationOwnedBones) {
+    const auto it = std::find(skeleton.jointNames.begin(), skeleton.jointNames.end(), name);
+    if (it == skeleton.jointNames.end()) return Error{"animationOwnedBones: no bone named '" + name + "'"};
+    if (Status s = own(static_cast<int>(it - skeleton.jointNames.begin()), "'" + name + "'"); !s) {
+      return Error{s.error()};
+    }
+  }
+  for (int j : settings.animationOwnedJoints) {
+    if (j < 0 || static_cast<size_t>(j) >= n) {
+      return Error{"animationOwnedJoints: joint " + std::to_string(j) +
+                   " is out of range (the skeleton has " + std::to_string(n) + " joints)"};
+    }
+    if (Status s =
+            own(j, "joint " + std::to_string(j) + " ('" + skeleton.jointNames[static_cast<size_t>(j)] + "')");
+        !s) {
+      return Error{s.error()};
+    }
+  }
   std::unique_ptr<Character> c(new Character(world, asset, skeleton, settings));
+  c->writeBackMask_ = std::move(writeBackMask);
+  for (size_t j = 0; j < n; ++j) {
+    if (c->writeBackMask_[j] == 0) c->ownedJoints_.push_back(static_cast<int>(j));
+  }
   c->animLocals_.assign(locals.begin(), locals.end());
   c->animModels_.resize(n);
   localToModel(skeleton, c->animLocals_, c->animModels_);
@@ -271,6 +323,7 @@ void Character::postStep(double dt) {
         returnBlend_ += dt;
         blendWeight_ = 1.0 - std::clamp(returnBlend_ / returnBlendTotal_, 0.0, 1.0);
         blendPoses(animLocals_, returnFrom_, blendWeight_, display_);
+        keepAnimationOwned(display_);
       } else {
         std::copy(animLocals_.begin(), animLocals_.end(), display_.begin());
         blendWeight_ = 0.0;
@@ -438,7 +491,7 @@ void Character::ragdollPostStep(double dt) {
           ragdollRoot_.inverse() * animRoot_ * animLocals_[static_cast<size_t>(j)];
     }
   }
-  writeBackPose(skeleton_, *asset_, bodyPoses_, ragdollRoot_, animRelative_, {}, scratchModels_,
+  writeBackPose(skeleton_, *asset_, bodyPoses_, ragdollRoot_, animRelative_, writeBackMask_, scratchModels_,
                 physicsLocals_);
   blendWeight_ = displayBlendWeight(timeSinceCommit_, blendTime_);
   blendPoses(animRelative_, physicsLocals_, blendWeight_, display_);
@@ -615,6 +668,7 @@ void Character::recoveringPreStep(double dt) {
   // that a cancel has continuous velocity samples.
   transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_ + dt, transitionPlan_,
                  physicsLocals_);
+  keepAnimationOwned(physicsLocals_);
   localToModel(skeleton_, physicsLocals_, scratchModels_);
   (void)ragdoll_->setAnimatedPose(time_ + dt, recoveryRoot_, scratchModels_, false, dt);
   world_->moveKinematic(ragdoll_->capsule(),
@@ -624,6 +678,7 @@ void Character::recoveringPreStep(double dt) {
 void Character::recoveringPostStep(double dt) {
   recoveryTime_ += dt;
   transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_, transitionPlan_, display_);
+  keepAnimationOwned(display_);
   displayRoot_ = recoveryRoot_;
   blendWeight_ = transitionWeight(recoveryTime_, transitionPlan_);
   if (recoveryClipTime() >= getUp_->clip.duration()) {
@@ -696,6 +751,7 @@ void Character::exitBlendPostStep(double dt) {
     display_[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
                             anim.translation + offset.translation * (1.0 - w)};
   }
+  keepAnimationOwned(display_);
   blendWeight_ = 1.0 - w;
   if (w >= 1.0) exitOffsets_ = false;
 }
@@ -723,6 +779,10 @@ void Character::cancelRecovery(const char* why) {
     event("refused", "cancel failed: " + record.failure);
   }
   recordCommit(std::move(record));
+}
+
+void Character::keepAnimationOwned(std::span<Transform> locals) const {
+  for (int j : ownedJoints_) locals[static_cast<size_t>(j)] = animLocals_[static_cast<size_t>(j)];
 }
 
 void Character::worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,

@@ -88,4 +88,33 @@ void RecoveryJumpMeasure::observe(const Character& character, JumpFigures& out) 
   recoveries_ = recoveries;
 }
 
+// ---------------------------------------------------------------------------------------------
+// LookAtMeasure
+
+LookAtMeasure::LookAtMeasure(const Character& character, int joint) : joint_(joint) {
+  const Skeleton& skeleton = character.skeleton();
+  models_.resize(static_cast<size_t>(skeleton.jointCount()));
+  Quat modelFromJoint{1.0, 0.0, 0.0, 0.0};
+  for (int j = joint; j != kNoParent; j = skeleton.parents[static_cast<size_t>(j)])
+    modelFromJoint = skeleton.restLocal[static_cast<size_t>(j)].rotation * modelFromJoint;
+  forwardInJoint_ = glm::conjugate(modelFromJoint) * character.ragdoll().asset().modelForward;
+}
+
+void LookAtMeasure::observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget,
+                            LookAtMetrics& out) {
+  const Skeleton& skeleton = character.skeleton();
+  const int parent = skeleton.parents[static_cast<size_t>(joint_)];
+  localToModel(skeleton, character.displayLocals(), models_);
+  const Transform bone = character.displayRoot() * models_[static_cast<size_t>(joint_)];
+  const Transform above = character.displayRoot() * models_[static_cast<size_t>(parent)];
+  out.worstHeadError = std::max(out.worstHeadError, angleBetween(bone.rotation, above.rotation * askedLocal));
+  const Vec3 to = worldTarget - bone.translation;
+  if (glm::length(to) > 1e-9) {
+    const Vec3 aim = bone.rotation * forwardInJoint_;
+    out.worstAimError =
+        std::max(out.worstAimError, std::acos(std::clamp(glm::dot(aim, glm::normalize(to)), -1.0, 1.0)));
+  }
+  ++out.frames;
+}
+
 }  // namespace handoff
