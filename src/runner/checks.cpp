@@ -219,6 +219,18 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     checks.back().note = fmt("largest joint error then %.2f deg", hit.maxAtReturn * kDegPerRad);
   }
 
+  // A look-at owning a bone (issue 19): shown as the gaze asked in every frame.
+  if (r.lookAt) {
+    checks.push_back(atMost("lookat.head_vs_gaze",
+                            "look-at head error vs gaze target: the displayed bone's world rotation against "
+                            "its displayed parent's times the local the look-at gave it, worst frame",
+                            "deg", r.lookAt->worstHeadError * kDegPerRad, 0.1));
+    checks.back().note =
+        fmt("%.0f frames; aim vs the target itself (the gaze works from the last frame's "
+            "parent) worst %.2f deg",
+            static_cast<double>(r.lookAt->frames), r.lookAt->worstAimError * kDegPerRad);
+  }
+
   // Scenario expectations beyond the pop allowance.
   for (const auto& [name, value] : s.expectations) {
     if (name == "max_pop_mm") continue;

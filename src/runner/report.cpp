@@ -185,6 +185,10 @@ json scenarioJson(const ScenarioResult& r) {
           {"poweredMaxPositionError", r.poweredMaxPositionError},
           {"poweredMaxRmsJointError", r.poweredMaxRmsJointError},
           {"poweredReturned", r.poweredReturned},
+          {"lookAt", r.lookAt ? json{{"frames", r.lookAt->frames},
+                                     {"worstHeadError", r.lookAt->worstHeadError},
+                                     {"worstAimError", r.lookAt->worstAimError}}
+                              : json(nullptr)},
           {"driveMode", r.driveMode},
           {"driveComparisons", comparisons},
           {"checks", checks},
