@@ -169,6 +169,14 @@ struct CharacterSettings {
   /// carries the inherited velocities untouched), off while powered, gathering or recovering.
   /// [1/s] [>= 0] [default 1]
   double ragdollJointDamping = 1.0;
+  /// Returning to animation (a finished get-up, a powered return), the kinematic bodies reach
+  /// the animation along the display's blend back, but never faster than the animation's own
+  /// motion plus this: each body's offset from its animated pose (world space, from where physics
+  /// or the get-up left it) changes by at most this speed, its turn by at most this speed over
+  /// the body's extent from its centre of mass. A body that jumped onto the animation in one
+  /// step would hit what it touches at the jump's speed. +inf: the bodies follow the display
+  /// blend exactly. [m/s] [> 0] [default 1, the transition's point speed bound]
+  double returnBodySpeed = 1.0;
   /// Bones left to the animation in every state (SPEC.md section 3's per-bone write-back mask):
   /// each keeps the animated local transform the game gives it (AnimationInput::locals) under
   /// its displayed parent, while animated, in the ragdoll and its display blend, powered and
@@ -370,7 +378,13 @@ class Character {
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
   void startExitBlend();
-  void exitBlendPostStep(double dt);
+  /// The display of a blend back to animation (the get-up's exit offsets, or the powered
+  /// return's physics pose) `blendTime` into it, on the current animation; returns the blend
+  /// weight (1 physics or clip, 0 animation).
+  double blendBackPose(double blendTime, std::span<Transform> out) const;
+  /// Animated, after a return: the bodies' targets for the step, from `models` (the display the
+  /// step ends on) eased at CharacterSettings::returnBodySpeed from the last engine poses.
+  void approachBodies(const AnimationInput& animation, std::span<const Transform> models, double dt);
   bool tryStartRecovery(double dt);
   const GetUpClip* clipForFacing(bool onItsSideToo = false) const;
   void startGather(const GetUpClip& clip);
@@ -466,6 +480,14 @@ class Character {
   // until the first animated step turns it into per-joint offsets from the animation.
   Transform exitRoot_;
   bool exitPending_ = false, exitOffsets_ = false;
+
+  // Back to animation: the bodies ease onto it (approachBodies). Per body, its world offset and
+  // turn from the animated pose, the rate the turn may change, and the targets.
+  bool approaching_ = false, approachStart_ = false;
+  std::vector<Vec3> approachOffset_;
+  std::vector<Quat> approachTurn_;
+  std::vector<double> approachExtent_;  ///< Centre of mass to the farthest point of the shape. [m]
+  std::vector<Transform> approachModels_, approachAnim_, approachTargets_;
 
   // Display and scratch.
   // Animation-owned bones: their joints, and per joint 1 = written back from its body (if any).

@@ -411,6 +411,7 @@ void Character::leavePowered() {
   // collisions back to the asset's default (the next full ragdoll self-collides).
   ragdoll_->makeAnimated(/*blocking=*/true);
   ragdoll_->setInternalCollisions(true);
+  approachStart_ = true;  // the bodies ease from where physics left them onto the animation
   std::fill(bodyWeights_.begin(), bodyWeights_.end(), 0.0);
   std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
   driveWeight_ = 0.0;

@@ -143,6 +143,21 @@ json scenarioJson(const ScenarioResult& r) {
                           {"worstFootJump", m.worstFootJump},
                           {"getUpTail", m.getUpTail}});
   }
+  json returns = json::array();
+  for (const ReturnMetrics& m : r.returns) {
+    returns.push_back({{"time", m.time},
+                       {"from", m.from},
+                       {"frames", m.frames},
+                       {"worstBodySpeedExcess", m.worstBodySpeedExcess},
+                       {"worstBody", m.worstBody},
+                       {"worstBodySpeed", m.worstBodySpeed},
+                       {"worstAttachmentJump", m.worstAttachmentJump},
+                       {"worstAttachment", m.worstAttachment},
+                       {"attachmentOwnStep", m.attachmentOwnStep},
+                       {"worstPelvisJump", m.worstPelvisJump},
+                       {"worstFootJump", m.worstFootJump},
+                       {"footOwnStep", m.footOwnStep}});
+  }
   json events = json::array();
   for (const CharacterEvent& e : r.events) {
     events.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
@@ -196,6 +211,7 @@ json scenarioJson(const ScenarioResult& r) {
           {"baselines", baselines},
           {"recoveries", recoveries},
           {"hitReactions", hitReactionsJson(r.hitReactions)},
+          {"returns", returns},
           {"events", events},
           {"series", series}};
 }

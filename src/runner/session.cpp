@@ -67,6 +67,8 @@ struct ScenarioSession::Impl {
   PoweredTrackingMetrics poweredFigures;
   runner_detail::RunCounters counters;
   Vec3 lastPelvisWorld{0.0};
+  std::optional<ReturnMeasure> returns;
+  std::vector<Transform> resumedNow, resumedBefore;  // the clip at this frame and the one before
   // The look-at (Scenario::lookAt): its joint, the local rotation it gave this frame, its measure.
   int lookAtJoint = -1;
   Quat lookAtAsked{1.0, 0.0, 0.0, 0.0};
@@ -195,6 +197,9 @@ Status ScenarioSession::Impl::create() {
   result.pelvisBody = asset.bodies[static_cast<size_t>(pelvisBody)].name;
   recoveryJumps.emplace(*ch);
   if (lookAtJoint >= 0) lookAtMeasure.emplace(*ch, lookAtJoint);
+  returns.emplace(*ch);
+  resumedNow.resize(jointCount);
+  resumedBefore.resize(jointCount);
   lastPelvisWorld = world->transform(ch->ragdoll().body(pelvisBody)).translation;
 
   runPostEvents(0.0);
@@ -432,6 +437,11 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   if (hit.open()) hit.observe(*ch, input, t, result.hitReactions[static_cast<size_t>(openHit)]);
   if (ch->blockingRepresentations() != 1) ++counters.blockingViolations;
   measureRecovery();
+  // The animation the character returns to: the played clip, this frame and the one before, on
+  // the root it plays on now.
+  sampleAt(t, resumedNow);
+  sampleAt(std::max(clipSceneStart, t - dt), resumedBefore);
+  returns->observe(*ch, *world, root, resumedNow, resumedBefore, t, result.returns);
   if (lookAtMeasure) {
     lookAtMeasure->observe(*ch, lookAtAsked, s.lookAt->target, lookAtFigures);
     result.lookAt = lookAtFigures;
