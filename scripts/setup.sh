@@ -8,8 +8,14 @@ HANDOFF_PACKAGES=(
   clang libclang-rt-14-dev
   libglm-dev nlohmann-json3-dev libcli11-dev libassimp-dev libbullet-dev
   libgtest-dev libgmock-dev libbenchmark-dev libtinygltf-dev libcpp-httplib-dev
+  libmeshoptimizer-dev libpugixml-dev zlib1g-dev
   chromium nodejs npm
 )
+# libmeshoptimizer-dev: decodes EXT_meshopt_compression glTF buffers, which Assimp 5.2 cannot read.
+# libpugixml-dev: parses COLLADA before Assimp to check its counts and index lists (Assimp 5.2
+# crashes or allocates without bound on inconsistent ones).
+# zlib1g-dev (already pulled in by libassimp-dev): inflates binary FBX's compressed arrays before
+# Assimp, which leaks its zlib state on one that does not inflate.
 
 missing=()
 for p in "${HANDOFF_PACKAGES[@]}"; do

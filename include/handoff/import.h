@@ -43,7 +43,9 @@ struct ImportOptions {
   /// 0.7-1.2 m high; centimetre and inch files are recognised). [> 0 or 0] [default 0]
   ///
   /// Auto: the unit the format declares when it declares one (glTF: metres; FBX:
-  /// UnitScaleFactor centimetres per unit; COLLADA: <unit>, applied by Assimp), else (BVH) the
+  /// UnitScaleFactor centimetres per unit, or, when that puts the hip out of human range and the
+  /// power-of-ten scale of the armature above the skeleton taken as the conversion puts it inside,
+  /// UnitScaleFactor / that scale; COLLADA: <unit>, applied by Assimp), else (BVH) the
   /// one of metres, centimetres, inches, decimetres and millimetres that puts the rest hip height
   /// nearest 0.95 m; when the rest pose has no height (all offsets in one plane) the first
   /// frame's pose is measured. A value > 0 is applied as given, whatever the format declares.
@@ -58,6 +60,16 @@ struct ImportOptions {
   /// unitScale that gives a 0.95 m hip. Skeletons without a measurable hip (no legs) and an
   /// explicit unitScale are never refused. [default true]
   bool requireHumanScale = true;
+  /// Read glTF, FBX, COLLADA and BVH files with Assimp in a child process (POSIX fork): a crash, a
+  /// hang or a runaway allocation of Assimp 5.2 on a malformed file that the format checks do not
+  /// catch is then an error naming the file, not the end of the calling program. The child sends
+  /// the scene back in Assimp's binary format. false reads in the calling process. [default true]
+  bool isolateParser = true;
+  /// Wall time the isolated parser may take before it is stopped. [s] [> 0] [default 300]
+  double parserTimeLimit = 300.0;
+  /// Resident memory the isolated parser may use beyond the caller's before it is stopped.
+  /// [MiB] [> 0] [default 4096]
+  double parserMemoryLimit = 4096.0;
 };
 
 /// Rest hip heights a human-scale character may have: outside it an auto-detected or declared unit
@@ -107,10 +119,17 @@ struct ImportedAsset {
 Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& options = {});
 
 /// Same for a file's bytes held in memory (`sourceName`'s extension picks the format: .bvh, .glb,
-/// .gltf with embedded buffers, .fbx, .dae; used in messages). glTF/GLB is checked before Assimp
-/// reads it: the GLB header and chunk sizes, the JSON, and extensions the file requires that
-/// cannot be read (EXT_meshopt_compression, KHR_draco_mesh_compression, ...) are errors naming
-/// the extension.
+/// .gltf with embedded buffers, .vrm, .fbx, .dae; used in messages).
+///
+/// Before Assimp reads a file it is checked (docs/RIGS.md): glTF/GLB's container, JSON, indices,
+/// accessor and buffer view bounds, index and joint values and the node tree; FBX's header,
+/// version and binary node records (or ASCII tokens); COLLADA's XML and the counts and numbers of
+/// its arrays and index lists. A problem is an error naming the JSON path, byte offset or XML
+/// element. EXT_meshopt_compression buffer views and quantized data (KHR_mesh_quantization, meshopt
+/// filters) are decoded with meshoptimizer first, since Assimp 5.2 reads neither; a meshopt mode,
+/// filter or codec version meshoptimizer 0.18 cannot decode is an error naming it.
+/// Thread-safety: the import functions may run concurrently on different files; with
+/// isolateParser each read forks the process.
 Result<ImportedAsset> importFileData(std::string_view data, const std::string& sourceName,
                                      const ImportOptions& options = {});
 

@@ -104,4 +104,10 @@ struct SlotGeometry {
 /// "pelvis_offset" (the pelvis not between the thighs).
 std::vector<Finding> plausibilityFindings(const SlotGeometry& geometry);
 
+/// Findings "body_size" (warning) on a body whose sphere or capsule radius is out of the range of
+/// human bodies at the asset's scale, in metres: half the smallest to twice the largest adult
+/// figure of its slot (docs/TUNING.md, "plausibility"). `radius` per slot, 0 where unknown.
+std::vector<Finding> bodySizeFindings(const std::array<double, kSlotCount>& radius,
+                                      const std::array<std::string, kSlotCount>& bodyName);
+
 }  // namespace handoff::asset_detail

@@ -91,6 +91,7 @@ class Mapper {
   bool reachesFloor(int joint) const;
   void findLegs();
   int detachedEnd(const Chain& chain, const std::vector<std::string>& names) const;
+  int detachedHand(const Chain& arm) const;
   void analyseLeg(Chain& leg);
   Vec3 computeForward();
   void findArms();
@@ -115,6 +116,7 @@ class Mapper {
   std::vector<Chain> legs_, arms_;
   Vec3 forward_{0.0, 0.0, 1.0};
   int armBranch_ = -1;
+  double thigh_ = 0.0;  // Mean thigh length, the arms' yardstick.
   std::array<SlotDecision, kSlotCount> decisions_{};
 };
 
@@ -373,6 +375,35 @@ int Mapper::detachedEnd(const Chain& chain, const std::vector<std::string>& name
   return best;
 }
 
+int Mapper::detachedHand(const Chain& arm) const {
+  // As a foot: a hand parented elsewhere (the root, an IK control) standing where the arm's chain
+  // ends (the forearm's tip). When the forearm has no tip, where the wrist would be: a forearm's
+  // length (0.6-1.5 of the expected) past the elbow, within 45 degrees of the upper arm's line.
+  if (const int hand = detachedEnd(arm, kHandNames); hand >= 0 || arm.upper < 0 || arm.lower < 0) return hand;
+  const Vec3 shoulder = info_.pos(arm.path[static_cast<size_t>(arm.upper)]);
+  const Vec3 elbow = info_.pos(arm.path[static_cast<size_t>(arm.lower)]);
+  if (!(glm::length(elbow - shoulder) > 0.0)) return -1;
+  const Vec3 along = glm::normalize(elbow - shoulder);
+  const double forearm = kForearmPerThigh * thigh_;
+  int best = -1;
+  double bestError = std::numeric_limits<double>::infinity();
+  for (int j = 0; j < s_.jointCount(); ++j) {
+    if (!namedAs(s_, j, kHandNames) || info_.isAncestor(arm.root, j)) continue;
+    const char side = nameKey(s_.jointNames[static_cast<size_t>(j)]).side;
+    if (side != 0 && arm.nameSide != 0 && side != arm.nameSide) continue;
+    const Vec3 d = info_.pos(j) - elbow;
+    const double length = glm::length(d);
+    if (length < 0.6 * forearm || length > 1.5 * forearm || glm::dot(d, along) < std::cos(kPi / 4.0) * length)
+      continue;
+    const double error = glm::length(info_.pos(j) - (elbow + forearm * along));
+    if (error < bestError) {
+      bestError = error;
+      best = j;
+    }
+  }
+  return best;
+}
+
 void Mapper::findArms() {
   // Long branches off the spine path (excluding the pelvis): the two with the largest reach.
   std::vector<std::pair<double, Chain>> candidates;
@@ -410,6 +441,7 @@ void Mapper::findArms() {
     }
   }
   thigh = thighs > 0 ? thigh / thighs : 0.25 * height_;
+  thigh_ = thigh;
   for (size_t i = 0; i < candidates.size() && i < 2; ++i) {
     Chain arm = std::move(candidates[i].second);
     analyseArm(arm, thigh);
@@ -665,7 +697,7 @@ Result<HumanoidMap> Mapper::run(std::vector<Finding>* notes) {
       if (arm.upper >= 0 && arm.lower >= 0) {
         map_[left ? Slot::UpperArmL : Slot::UpperArmR] = at(arm.upper);
         map_[left ? Slot::LowerArmL : Slot::LowerArmR] = at(arm.lower);
-        map_[left ? Slot::HandL : Slot::HandR] = at(arm.end);
+        map_[left ? Slot::HandL : Slot::HandR] = arm.end >= 0 ? at(arm.end) : detachedHand(arm);
       }
       notes_.push_back(note(Finding::Severity::Info, "map_structure", left ? "arm_l" : "arm_r",
                             std::string(arm.byName ? "joints by name" : "joints by proportion") + " on [" +
@@ -1068,6 +1100,25 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
     for (size_t v = 0; v < automatic->view->original.size(); ++v)
       inView[static_cast<size_t>(automatic->view->original[v])] = static_cast<int>(v);
   }
+  // A hand or foot parented elsewhere where its limb has no tip: it stands where the limb ends,
+  // 0.5-1.6 of the limb's upper bone past its middle joint, within 45 degrees of the upper bone.
+  const auto atLimbEnd = [&](Slot slot, int joint) {
+    const bool hand = slot == Slot::HandL || slot == Slot::HandR;
+    const bool left = slot == Slot::HandL || slot == Slot::FootL;
+    if (!hand && slot != Slot::FootL && slot != Slot::FootR) return false;
+    const int upper =
+        map[hand ? (left ? Slot::UpperArmL : Slot::UpperArmR) : (left ? Slot::UpperLegL : Slot::UpperLegR)];
+    const int lower =
+        map[hand ? (left ? Slot::LowerArmL : Slot::LowerArmR) : (left ? Slot::LowerLegL : Slot::LowerLegR)];
+    if (upper < 0 || lower < 0 || info.tip[static_cast<size_t>(lower)] ||
+        !info.children[static_cast<size_t>(lower)].empty())
+      return false;
+    const Vec3 bone = info.pos(lower) - info.pos(upper);
+    const Vec3 d = info.pos(joint) - info.pos(lower);
+    const double length = glm::length(bone);
+    return length > 0.0 && glm::length(d) >= 0.5 * length && glm::length(d) <= 1.6 * length &&
+           glm::dot(d, bone) >= std::cos(kPi / 4.0) * glm::length(d) * length;
+  };
   const auto consistent = [&](int parent, int joint) {
     if (attachedTo(info, parent, joint)) return true;
     const int vp = inView[static_cast<size_t>(parent)];
@@ -1080,7 +1131,7 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
     Slot up = parentSlot(slot);
     while (up != Slot::Count && map[up] < 0) up = parentSlot(up);
     if (up == Slot::Count) continue;
-    if (!consistent(map[up], map[slot])) {
+    if (!consistent(map[up], map[slot]) && !atLimbEnd(slot, map[slot])) {
       const bool slotExplicit = explicitJoint[static_cast<size_t>(i)].has_value();
       if (!slotExplicit && !slotRequired(slot)) {
         map[slot] = -1;

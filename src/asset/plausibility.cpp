@@ -106,4 +106,56 @@ std::vector<Finding> plausibilityFindings(const SlotGeometry& g) {
   return out;
 }
 
+/// Adult radii per slot group [m]: head (circumference 52-62 cm), trunk (half the depth of the
+/// chest to half the breadth of the hips), thigh (circumference 45-70 cm), calf (30-45 cm), upper
+/// arm (25-40 cm), forearm (22-33 cm); docs/TUNING.md. A shape's radius warns outside half the
+/// smallest to twice the largest.
+struct HumanRadius {
+  double min, max;
+};
+HumanRadius humanRadius(Slot slot) {
+  switch (slot) {
+    case Slot::Head:
+      return {0.083, 0.099};
+    case Slot::Pelvis:
+    case Slot::LowerSpine:
+    case Slot::Chest:
+      return {0.10, 0.18};
+    case Slot::UpperLegL:
+    case Slot::UpperLegR:
+      return {0.072, 0.111};
+    case Slot::LowerLegL:
+    case Slot::LowerLegR:
+      return {0.048, 0.072};
+    case Slot::UpperArmL:
+    case Slot::UpperArmR:
+      return {0.040, 0.064};
+    case Slot::LowerArmL:
+    case Slot::LowerArmR:
+      return {0.035, 0.053};
+    default:
+      return {0.0, 0.0};  // hands and feet: boxes sized from the bones
+  }
+}
+
+std::vector<Finding> bodySizeFindings(const std::array<double, kSlotCount>& radius,
+                                      const std::array<std::string, kSlotCount>& bodyName) {
+  std::vector<Finding> out;
+  for (int i = 0; i < kSlotCount; ++i) {
+    const auto slot = static_cast<Slot>(i);
+    const HumanRadius human = humanRadius(slot);
+    const double r = radius[static_cast<size_t>(i)];
+    if (!(human.max > 0.0) || !(r > 0.0)) continue;
+    const double low = 0.5 * human.min;
+    const double high = 2.0 * human.max;
+    if (r >= low && r <= high) continue;
+    out.push_back(Finding{Finding::Severity::Warning, "body_size", bodyName[static_cast<size_t>(i)],
+                          std::string(slotName(slot)) + " body '" + bodyName[static_cast<size_t>(i)] +
+                              "' has a radius of " + figure(r) + " m, outside the " + figure(low) + "-" +
+                              figure(high) + " m of a human's at this scale (adults " + figure(human.min) +
+                              "-" + figure(human.max) + " m): check the unit scale or the shape"});
+  }
+  return out;
+}
+
 }  // namespace handoff::asset_detail

@@ -256,6 +256,19 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
       const std::vector<Finding> checks = plausibilityFindings(g);
       findings.insert(findings.end(), checks.begin(), checks.end());
     }
+    std::array<double, kSlotCount> radius{};
+    std::array<std::string, kSlotCount> bodyName{};
+    for (int i = 0; i < n; ++i) {
+      const BodyDef& b = asset.bodies[static_cast<size_t>(i)];
+      const auto slot = static_cast<size_t>(b.slot);
+      if (!shapeOk[static_cast<size_t>(i)] || slot >= static_cast<size_t>(kSlotCount)) continue;
+      if (b.shape.type == ShapeType::Sphere || b.shape.type == ShapeType::Capsule) {
+        radius[slot] = b.shape.radius;
+        bodyName[slot] = b.name;
+      }
+    }
+    const std::vector<Finding> sizes = bodySizeFindings(radius, bodyName);
+    findings.insert(findings.end(), sizes.begin(), sizes.end());
   }
   // --- Overlaps between non-adjacent bodies in the bind pose ---
   if (posable) {

@@ -1,9 +1,13 @@
 // Check of glTF 2.0 / GLB bytes before Assimp reads them (private to the rig module).
 //
-// Assimp 5.2 trusts a GLB's chunk lengths and reads whatever a required extension it does not know
-// leaves behind (EXT_meshopt_compression buffers come out as zeros or garbage). checkGltf()
-// verifies the container and the JSON and says, naming the extension, what cannot be read; it also
-// returns the humanoid bones a VRM file names, which Assimp drops with the extension.
+// Assimp 5.2 trusts a glTF file: a GLB's chunk lengths, an accessor that runs past its buffer
+// view, a joint index past its skin, a node that is its own ancestor or an animation channel
+// without a target node make it read out of bounds or crash (found by tests/fuzz/import_fuzz.cpp).
+// checkGltf() verifies the container, the JSON, every index, every accessor's and buffer view's
+// bounds and the index and joint values, naming the JSON path of the first problem. It decodes
+// what Assimp 5.2 cannot read, EXT_meshopt_compression buffer views (meshoptimizer) and the
+// quantized attributes and keys of KHR_mesh_quantization and the meshopt filters, into a
+// rewritten GLB; and it returns the humanoid bones a VRM file names, which Assimp drops.
 #pragma once
 
 #include "handoff/result.h"
@@ -18,10 +22,18 @@ namespace handoff::detail {
 struct GltfInfo {
   std::vector<HumanoidBone> humanoidBones;  ///< VRM humanBones, joints by node name.
   std::vector<std::string> warnings;
+  /// A self-contained GLB for Assimp instead of the file (one buffer; meshopt buffer views decoded;
+  /// quantized vertex attributes and animation keys as floats; the two extensions removed; inverse
+  /// bind matrices written out for skins without, from the joints' node pose). Empty when the file
+  /// is read as it is.
+  std::string rewritten;
 };
 
-/// Checks GLB (`binary`) or glTF JSON bytes. Errors: "<source>: <reason>" (bad magic, version or
-/// chunk length, JSON parse error with its byte, a required extension that cannot be read).
-Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string& source);
+/// Checks GLB (`binary`) or glTF JSON bytes. `baseDir` is the directory that external buffer URIs
+/// are relative to; empty for bytes held in memory, where an external buffer is an error.
+/// Errors: "<source>: <reason>" (bad magic, version or chunk length, JSON parse error, "<JSON
+/// path>: <what is wrong>", a meshopt mode, filter or codec version that cannot be decoded).
+Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string& source,
+                           const std::string& baseDir = {});
 
 }  // namespace handoff::detail

@@ -8,7 +8,10 @@
 // precision; Assimp's reading of the hierarchy is cross-checked against the text.
 #include "handoff/import.h"
 
+#include "rig/assimp_read.h"
 #include "rig/bvh_check.h"
+#include "rig/collada_check.h"
+#include "rig/fbx_check.h"
 #include "rig/gltf_check.h"
 
 #include <assimp/config.h>
@@ -257,30 +260,12 @@ struct Built {
   std::vector<int> jointNode;  ///< Scene node of each joint.
   Quat upFromFile{1.0, 0.0, 0.0, 0.0};
   std::optional<double> declaredUnitScale;  ///< Metres per file unit the format declares.
+  /// FBX: the uniform scale of the nodes above the root joint (an armature's), baked into it, and
+  /// the outermost such node with a scale.
+  double ancestorScale = 1.0;
+  std::string scaledAncestor;
+  bool fbx = false;
 };
-
-std::optional<int> metadataInt(const aiScene& scene, const char* key) {
-  if (scene.mMetaData == nullptr) return std::nullopt;
-  int32_t i = 0;
-  if (scene.mMetaData->Get(key, i)) return i;
-  return std::nullopt;
-}
-
-std::optional<double> metadataReal(const aiScene& scene, const char* key) {
-  if (scene.mMetaData == nullptr) return std::nullopt;
-  float f = 0.0F;
-  if (scene.mMetaData->Get(key, f)) return static_cast<double>(f);
-  double d = 0.0;
-  if (scene.mMetaData->Get(key, d)) return d;
-  return std::nullopt;
-}
-
-std::string metadataString(const aiScene& scene, const char* key) {
-  if (scene.mMetaData == nullptr) return {};
-  aiString s;
-  if (scene.mMetaData->Get(key, s)) return s.C_Str();
-  return {};
-}
 
 struct ModelSpace {
   Quat upFromFile{1.0, 0.0, 0.0, 0.0};
@@ -398,16 +383,16 @@ void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std:
   }
 }
 
-Status buildSkeleton(const aiScene& scene, const std::string& source, Built& built) {
+Status buildSkeleton(const aiScene& scene, const detail::SceneMeta& meta, const std::string& source,
+                     Built& built) {
   SceneGraph& graph = built.graph;
   ImportedAsset& asset = built.asset;
   const int nodeCount = graph.count();
 
   // Up axis (FBX writes UpAxis/UpAxisSign; COLLADA's up_axis is already applied by Assimp to the
   // root node, glTF and BVH are Y up).
-  if (const std::optional<int> upAxis = metadataInt(scene, "UpAxis");
-      upAxis && *upAxis >= 0 && *upAxis <= 2) {
-    const int sign = metadataInt(scene, "UpAxisSign").value_or(1) < 0 ? -1 : 1;
+  if (const std::optional<int> upAxis = meta.integer("UpAxis"); upAxis && *upAxis >= 0 && *upAxis <= 2) {
+    const int sign = meta.integer("UpAxisSign").value_or(1) < 0 ? -1 : 1;
     Vec3 up{0.0};
     up[*upAxis] = sign;
     built.upFromFile = rotationBetween(up, Vec3{0.0, 1.0, 0.0});
@@ -456,6 +441,14 @@ Status buildSkeleton(const aiScene& scene, const std::string& source, Built& bui
   }
   int root = base.front();
   for (const int node : base) root = lowestCommonAncestor(graph, root, node);
+  if (const int above = graph.parent[static_cast<size_t>(root)]; above >= 0) {
+    const Vec3 s = glm::abs(rigidPart(graph.global[static_cast<size_t>(above)]).scale);
+    built.ancestorScale = (s.x + s.y + s.z) / 3.0;
+    for (int n = above; n >= 0; n = graph.parent[static_cast<size_t>(n)]) {
+      const Vec3 own = glm::abs(rigidPart(graph.local[static_cast<size_t>(n)]).scale);
+      if (std::abs((own.x + own.y + own.z) / 3.0 - 1.0) > 1e-6) built.scaledAncestor = graph.name(n);
+    }
+  }
   if (skinned) {
     // Animated nodes inside the skin's subtree (bones without weights, helpers) are joints too;
     // animated nodes above the root are baked into the root, others are ignored.
@@ -600,7 +593,8 @@ Status buildClips(const aiScene& scene, const std::string& source, const ImportO
       // last frame falls exactly on the duration. Durations come from float key times (glTF's
       // 1/3 s arrives as 333.333344 ms): the 1e-4 frame tolerance keeps 20.0000006 frames at 20.
       clip.frameCount = static_cast<int>(std::ceil(exactFrames - 1e-4)) + 1;
-      clip.frameRate = (clip.frameCount - 1) / duration;
+      // A clip shorter than the tolerance is one frame (frameRate 0 would be an invalid clip).
+      clip.frameRate = clip.frameCount > 1 ? (clip.frameCount - 1) / duration : options.resampleRate;
     } else {
       clip.frameCount = 1;
       clip.frameRate = options.resampleRate;
@@ -1028,6 +1022,24 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
   } else if (built.declaredUnitScale) {
     asset.unitScale = *built.declaredUnitScale;
     asset.unitScaleDetected = true;
+    // An FBX whose armature carries the unit conversion (a scale of 100 or 0.01 on the node above
+    // the bones) while UnitScaleFactor declares it again: the hip lands a hundred times too high
+    // or low. When the declared unit puts the hip out of human range and the armature's
+    // power-of-ten scale, taken as the conversion, puts it inside, the file means the latter.
+    const double k = std::round(std::log10(built.ancestorScale));
+    const double declaredHip = hip * asset.unitScale;
+    const double undone = declaredHip / built.ancestorScale;
+    if (built.fbx && k != 0.0 && std::abs(std::log10(built.ancestorScale) - k) < 1e-4 &&
+        (declaredHip < kHumanHipMin || declaredHip > kHumanHipMax) && undone >= kHumanHipMin &&
+        undone <= kHumanHipMax) {
+      asset.unitScale /= built.ancestorScale;
+      asset.warnings.push_back("the armature node '" + built.scaledAncestor + "' scales the skeleton by " +
+                               format(built.ancestorScale) + " on top of UnitScaleFactor (" +
+                               format(*built.declaredUnitScale) + " m per unit), which would stand the hip " +
+                               format(declaredHip, 4) +
+                               " m high: the armature's scale is taken as the unit " + "conversion (hip " +
+                               format(undone, 4) + " m)");
+    }
   } else if (hip > 0.0 && std::isfinite(hip)) {
     // The candidate that puts the hip nearest a typical adult's. 0.0254 / 0.45 is the ASF unit
     // of the CMU motion-capture database (1/0.45 inch), which its BVH conversions keep.
@@ -1096,52 +1108,31 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
 // aiProcess_LimitBoneWeights either: it drops the weightless skin joints that the skeleton needs.
 constexpr unsigned kPostProcess = aiProcess_Triangulate | aiProcess_GenSmoothNormals;
 
-void configure(Assimp::Importer& importer) {
-  // No visualisation mesh for bone-only formats (BVH), no "$AssimpFbx$" pivot helper nodes.
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, true);
-  importer.SetPropertyBool(AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, false);
+detail::ParserLimits parserLimits(const ImportOptions& options) {
+  return detail::ParserLimits{options.isolateParser, options.parserTimeLimit, options.parserMemoryLimit};
 }
 
-/// Runs `read` (an Assimp ReadFile*), turning a null scene or any exception into an Error.
-template <class Read>
-Result<const aiScene*> readScene(Assimp::Importer& importer, const std::string& source, Read read) {
-  try {
-    configure(importer);
-    const aiScene* scene = read();
-    if (scene == nullptr || scene->mRootNode == nullptr) {
-      const std::string reason = importer.GetErrorString();
-      return Error{source + ": Assimp cannot read it: " + (reason.empty() ? "unknown error" : reason)};
-    }
-    return scene;
-  } catch (const std::bad_alloc&) {
-    return Error{source + ": out of memory while Assimp was reading it"};
-  } catch (const std::exception& e) {
-    return Error{source + ": Assimp failed: " + e.what()};
-  } catch (...) {
-    return Error{source + ": Assimp failed with an unknown exception"};
-  }
-}
-
-Result<ImportedAsset> importScene(const aiScene& scene, const std::string& source,
-                                  const ImportOptions& options, const detail::GltfInfo* gltf) {
+Result<ImportedAsset> importScene(const aiScene& scene, const detail::SceneMeta& meta,
+                                  const std::string& source, const ImportOptions& options,
+                                  const detail::GltfInfo* gltf) {
   Built built;
   if (gltf != nullptr) {
     built.asset.warnings = gltf->warnings;
     built.asset.humanoidBones = gltf->humanoidBones;
   }
   built.graph = flatten(scene);
-  if (Status status = buildSkeleton(scene, source, built); !status) return Error{status.error()};
+  if (Status status = buildSkeleton(scene, meta, source, built); !status) return Error{status.error()};
   if (Status status = buildClips(scene, source, options, built); !status) return Error{status.error()};
   buildMeshes(scene, built);
 
   // Units the format declares: glTF is metres by specification (armature scales are baked above),
   // FBX states centimetres per unit in UnitScaleFactor, COLLADA's <unit> is applied by Assimp.
-  const std::string format = lowercase(metadataString(scene, "SourceAsset_Format"));
+  const std::string format = lowercase(meta.text("SourceAsset_Format"));
   if (format.find("gltf") != std::string::npos || format.find("collada") != std::string::npos) {
     built.declaredUnitScale = 1.0;
   } else if (format.find("fbx") != std::string::npos) {
-    if (const std::optional<double> factor = metadataReal(scene, "UnitScaleFactor");
-        factor && *factor > 0.0) {
+    built.fbx = true;
+    if (const std::optional<double> factor = meta.real("UnitScaleFactor"); factor && *factor > 0.0) {
       built.declaredUnitScale = *factor * 0.01;
     }
   }
@@ -1163,6 +1154,9 @@ Status checkOptions(const std::string& source, const ImportOptions& options) {
   if (!(options.unitScale >= 0.0) || !std::isfinite(options.unitScale)) {
     return Error{source + ": ImportOptions::unitScale must be 0 (auto) or positive, got " +
                  format(options.unitScale)};
+  }
+  if (!(options.parserTimeLimit > 0.0) || !(options.parserMemoryLimit > 0.0)) {
+    return Error{source + ": ImportOptions::parserTimeLimit and parserMemoryLimit must be positive"};
   }
   if (!(options.resampleRate > 0.0) || !std::isfinite(options.resampleRate)) {
     return Error{source + ": ImportOptions::resampleRate must be positive, got " +
@@ -1247,15 +1241,16 @@ Result<ImportedAsset> importBvh(std::string_view text, const std::string& source
   const detail::BvhData& bvh = checked.value();
 
   Assimp::Importer importer;
-  Result<const aiScene*> read = readScene(importer, source, [&] {
-    return importer.ReadFileFromMemory(text.data(), text.size(), kPostProcess, "bvh");
-  });
+  Result<detail::ReadResult> read =
+      detail::readAssimp(importer, source, parserLimits(options), "bvh", [&](Assimp::Importer& local) {
+        return local.ReadFileFromMemory(text.data(), text.size(), kPostProcess, "bvh");
+      });
   if (!read) return Error{read.error()};
-  const aiScene& scene = *read.value();
+  const aiScene& scene = *read->scene;
 
   Built built;
   built.graph = flatten(scene);
-  if (Status status = buildSkeleton(scene, source, built); !status) return Error{status.error()};
+  if (Status status = buildSkeleton(scene, read->meta, source, built); !status) return Error{status.error()};
   ImportedAsset& asset = built.asset;
   Skeleton& skeleton = asset.skeleton;
 
@@ -1318,6 +1313,56 @@ bool looksLikeBvh(const std::string& path) {
   return word == "HIERARCHY";
 }
 
+bool isCheckedFormat(const std::string& extension) {
+  return extension == ".glb" || extension == ".gltf" || extension == ".vrm" || extension == ".fbx" ||
+         extension == ".dae";
+}
+
+/// A glTF/GLB/VRM, FBX or COLLADA file (or any other format Assimp reads, unchecked) through its
+/// format's checks and Assimp. `data` holds the bytes of the checked formats; `path` is the file
+/// Assimp reads when it may need the files beside it (a .gltf's buffers), empty for bytes in memory.
+Result<ImportedAsset> importThroughAssimp(std::string_view data, const std::string& source,
+                                          const std::string& path, const std::string& extension,
+                                          const ImportOptions& options) {
+  detail::GltfInfo gltf;
+  std::string_view bytes = data;
+  bool fromMemory = path.empty();
+  std::string hint = extension.size() > 1 ? extension.substr(1) : std::string();
+  std::string only;  // the extension whose Assimp importers are kept
+  if (extension == ".glb" || extension == ".gltf" || extension == ".vrm") {
+    const bool binary = isBinaryGltf(data);
+    const std::string baseDir =
+        path.empty() ? std::string() : std::filesystem::absolute(path).parent_path().string();
+    Result<detail::GltfInfo> checked = detail::checkGltf(data, binary, source, baseDir);
+    if (!checked) return Error{validUtf8(checked.error())};
+    gltf = std::move(checked.value());
+    hint = binary ? "glb" : "gltf";
+    // Assimp picks its reader by extension (a .vrm is a GLB); a rewritten file is in memory.
+    if (extension == ".vrm" || !gltf.rewritten.empty()) fromMemory = true;
+    if (!gltf.rewritten.empty()) {
+      bytes = gltf.rewritten;
+      hint = "glb";
+    }
+    only = hint;
+  } else if (extension == ".fbx") {
+    if (Status status = detail::checkFbx(data, source); !status) return Error{validUtf8(status.error())};
+    only = "fbx";
+  } else if (extension == ".dae") {
+    if (Status status = detail::checkCollada(data, source); !status) return Error{validUtf8(status.error())};
+    only = "dae";
+  }
+  Assimp::Importer importer;
+  Result<detail::ReadResult> read =
+      detail::readAssimp(importer, source, parserLimits(options), only, [&](Assimp::Importer& local) {
+        return fromMemory ? local.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess, hint.c_str())
+                          : local.ReadFile(path, kPostProcess);
+      });
+  if (!read) return Error{validUtf8(read.error())};
+  Result<ImportedAsset> imported = importScene(*read->scene, read->meta, source, options, &gltf);
+  if (!imported) return Error{validUtf8(imported.error())};
+  return imported;
+}
+
 }  // namespace
 
 Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& options) {
@@ -1328,40 +1373,22 @@ Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& o
   if (std::filesystem::is_directory(status)) return Error{path + ": is a directory, not a file"};
 
   try {
-    if (extensionOf(path) == ".bvh" || looksLikeBvh(path)) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) return Error{path + ": cannot open the file for reading"};
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (in.bad()) return Error{path + ": read error"};
-      Result<ImportedAsset> imported = importBvh(text, path, options);
+    const std::string extension = extensionOf(path);
+    const bool bvh = extension == ".bvh" || looksLikeBvh(path);
+    if (!bvh && !isCheckedFormat(extension)) {
+      // Other formats Assimp reads (OBJ, 3DS, ...): no checks of ours, Assimp contained.
+      return importThroughAssimp({}, path, path, extension, options);
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error{path + ": cannot open the file for reading"};
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return Error{path + ": read error"};
+    if (bvh) {
+      Result<ImportedAsset> imported = importBvh(bytes, path, options);
       if (!imported) return Error{validUtf8(imported.error())};
       return imported;
     }
-    const std::string extension = extensionOf(path);
-    detail::GltfInfo gltf;
-    if (extension == ".glb" || extension == ".gltf" || extension == ".vrm") {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) return Error{path + ": cannot open the file for reading"};
-      const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (in.bad()) return Error{path + ": read error"};
-      Result<detail::GltfInfo> checked = detail::checkGltf(bytes, isBinaryGltf(bytes), path);
-      if (!checked) return Error{validUtf8(checked.error())};
-      gltf = std::move(checked.value());
-      if (extension == ".vrm") {
-        // Assimp picks its reader by extension; a .vrm is a GLB.
-        Assimp::Importer importer;
-        Result<const aiScene*> read = readScene(importer, path, [&] {
-          return importer.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess, "glb");
-        });
-        if (!read) return Error{read.error()};
-        return importScene(*read.value(), path, options, &gltf);
-      }
-    }
-    Assimp::Importer importer;
-    Result<const aiScene*> read =
-        readScene(importer, path, [&] { return importer.ReadFile(path, kPostProcess); });
-    if (!read) return Error{read.error()};
-    return importScene(*read.value(), path, options, &gltf);
+    return importThroughAssimp(bytes, path, path, extension, options);
   } catch (const std::bad_alloc&) {
     return Error{path + ": out of memory while importing"};
   } catch (const std::exception& e) {
@@ -1373,30 +1400,15 @@ Result<ImportedAsset> importFileData(std::string_view data, const std::string& s
                                      const ImportOptions& options) {
   if (Status status = checkOptions(sourceName, options); !status) return Error{status.error()};
   try {
-    std::string extension = extensionOf(sourceName);
+    const std::string extension = extensionOf(sourceName);
     if (extension == ".bvh" || (data.substr(0, std::min<size_t>(data.size(), 64)).find("HIERARCHY") !=
                                 std::string_view::npos)) {
       Result<ImportedAsset> imported = importBvh(data, sourceName, options);
       if (!imported) return Error{validUtf8(imported.error())};
       return imported;
     }
-    detail::GltfInfo gltf;
-    if (extension == ".glb" || extension == ".gltf" || extension == ".vrm") {
-      const bool binary = isBinaryGltf(data);
-      Result<detail::GltfInfo> checked = detail::checkGltf(data, binary, sourceName);
-      if (!checked) return Error{validUtf8(checked.error())};
-      gltf = std::move(checked.value());
-      extension = binary ? ".glb" : ".gltf";
-    }
     if (extension.size() < 2) return Error{sourceName + ": no file extension to tell the format by"};
-    Assimp::Importer importer;
-    Result<const aiScene*> read = readScene(importer, sourceName, [&] {
-      return importer.ReadFileFromMemory(data.data(), data.size(), kPostProcess, extension.c_str() + 1);
-    });
-    if (!read) return Error{validUtf8(read.error())};
-    Result<ImportedAsset> imported = importScene(*read.value(), sourceName, options, &gltf);
-    if (!imported) return Error{validUtf8(imported.error())};
-    return imported;
+    return importThroughAssimp(data, sourceName, {}, extension, options);
   } catch (const std::bad_alloc&) {
     return Error{sourceName + ": out of memory while importing"};
   } catch (const std::exception& e) {

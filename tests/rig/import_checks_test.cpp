@@ -1,0 +1,270 @@
+// Issue 20: malformed glTF, FBX and COLLADA files never crash, hang or exhaust the caller. The
+// inputs with which Assimp 5.2 crashed (tests/fuzz/regressions/import/, found by handoff_fuzz_import)
+// are stopped by the format checks before Assimp is reached; what no check catches is contained
+// in the parser process (ImportOptions::isolateParser), shown here on reads that crash, hang and
+// allocate without bound.
+#include "handoff/import.h"
+#include "rig/assimp_read.h"
+
+#include <assimp/scene.h>
+#include <gtest/gtest.h>
+#include <assimp/Importer.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <thread>
+#include <vector>
+
+namespace handoff {
+namespace {
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+const std::string kRegressions = std::string(HANDOFF_SOURCE_DIR) + "/tests/fuzz/regressions/import/";
+
+// Each regression input as the fuzz target reads it (first byte: the format), imported in this
+// process: were the check missing, Assimp would crash the test (the crash, abort or allocation
+// noted with each).
+TEST(ImportChecks, EveryFuzzFindingIsStoppedBeforeAssimp) {
+  struct Case {
+    const char* file;
+    const char* name;
+    const char* message;  // what the check says
+  };
+  const std::vector<Case> cases{
+      // Assimp: SIGSEGV (glTF2 importer, a channel without a target node in a scene without nodes).
+      {"gltf_channel_without_target_node.glb", "f.glb", "animations[0].channels[0].target: is missing"},
+      // Assimp: ai_assert abort, ColladaLoader.cpp(1743) pos < pData.mValues.size().
+      {"dae_float_array_without_count.dae", "f.dae",
+       "<float_array id='Armature_Cube-skin-bind_poses-array'> (line 93): has no count"},
+      // Assimp: SIGSEGV reading the weights of the vertices past the count.
+      {"dae_vertex_weights_count_below_vcount.dae", "f.dae", "count=\"4\" but its vcount lists 8"},
+      // Assimp: leaks its zlib state (7160 + 32768 bytes) when an array does not inflate.
+      {"fbx_zlib_array_that_does_not_inflate.fbx", "f.fbx",
+       "FBX array at byte 21369: its zlib data does not inflate"},
+      // Assimp: ai_assert abort, FBXConverter.cpp(1523) out_idx != nullptr (a skin cluster index
+      // past the mesh's vertices).
+      {"fbx_cluster_index_past_the_vertices.fbx", "f.fbx",
+       "FBX skin cluster Indexes at byte 44781 holds 100000, past the 62 vertices"},
+      // Assimp: allocates until std::bad_alloc (a word in an index list).
+      {"dae_word_in_index_list.dae", "f.dae",
+       "<p> in <geometry id='Cube-mesh'> (line 75): 'Objects' is not an index"},
+  };
+  ImportOptions direct;
+  direct.isolateParser = false;
+  for (const Case& c : cases) {
+    const std::string bytes = readBytes(kRegressions + c.file);
+    ASSERT_GT(bytes.size(), 1U) << c.file;
+    Result<ImportedAsset> imported = importFileData(std::string_view(bytes).substr(1), c.name, direct);
+    ASSERT_FALSE(imported.ok()) << c.file;
+    std::printf("%s: %s\n", c.file, imported.error().c_str());
+    EXPECT_NE(imported.error().find(c.message), std::string::npos) << imported.error();
+    EXPECT_EQ(imported.error().find("Assimp"), std::string::npos) << "reached Assimp: " << imported.error();
+  }
+}
+
+// glTF allows a skin without inverse bind matrices; Assimp 5.2 crashes on it (SIGSEGV, found by the
+// fuzzer). The rewrite gives it the inverses of its joints' node transforms, as three.js reads it.
+TEST(ImportChecks, ASkinWithoutInverseBindMatricesTakesTheNodePose) {
+  const std::string bytes = readBytes(kRegressions + "gltf_skin_without_inverse_bind_matrices.glb");
+  ImportOptions direct;
+  direct.isolateParser = false;
+  direct.requireHumanScale = false;
+  Result<ImportedAsset> imported = importFileData(std::string_view(bytes).substr(1), "f.glb", direct);
+  ASSERT_TRUE(imported.ok()) << imported.error();
+  bool warned = false;
+  for (const std::string& w : imported->warnings)
+    warned = warned || w.find("skin 0 has no inverse bind") != std::string::npos;
+  EXPECT_TRUE(warned);
+  // The seed's node pose: Hips at 1 m, the thighs 0.1 m to the sides and 0.5 m below.
+  const Skeleton& s = imported->skeleton;
+  std::vector<Transform> models(static_cast<size_t>(s.jointCount()));
+  localToModel(s, s.restLocal, models);
+  ASSERT_EQ(s.jointCount(), 3);
+  EXPECT_NEAR(models[static_cast<size_t>(s.findJoint("Hips"))].translation.y, 1.0, 1e-6);
+  EXPECT_NEAR(models[static_cast<size_t>(s.findJoint("Thigh.L"))].translation.x, 0.1, 1e-6);
+  EXPECT_NEAR(models[static_cast<size_t>(s.findJoint("Thigh.R"))].translation.y, 0.5, 1e-6);
+}
+
+TEST(ImportChecks, GltfIndicesBoundsAndTreeAreChecked) {
+  const auto error = [](const std::string& json) {
+    ImportOptions direct;
+    direct.isolateParser = false;
+    Result<ImportedAsset> imported = importFileData(json, "t.gltf", direct);
+    return imported.ok() ? std::string("ok") : imported.error();
+  };
+  // 8 bytes of data: "AAAAAAAAAAA=" decodes to 8 zero bytes.
+  const std::string buffers =
+      R"("buffers": [{"byteLength": 8, "uri": "data:application/octet-stream;base64,AAAAAAAAAAA="}])";
+  EXPECT_NE(error(R"({"asset": {"version": "2.0"}, )" + buffers +
+                  R"(, "bufferViews": [{"buffer": 0, "byteOffset": 4, "byteLength": 8}]})")
+                .find("bufferViews[0]: bytes 4-12 run past buffer 0's 8"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"asset": {"version": "2.0"}, )" + buffers +
+                  R"(, "bufferViews": [{"buffer": 0, "byteLength": 8}],
+                   "accessors": [{"bufferView": 0, "componentType": 5126, "count": 1, "type": "VEC3"}]})")
+                .find("accessors[0]: 1 elements end at byte 12, past buffer view 0's 8"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"asset": {"version": "2.0"}, "nodes": [{"children": [1]}, {"children": [0]}]})")
+                .find("is its own ancestor"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"asset": {"version": "2.0"}, "nodes": [{"children": [1]}, {}, {"children": [1]}]})")
+                .find("nodes[2].children[0]: node 1 already has the parent 0"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"asset": {"version": "2.0"}, "nodes": [{"mesh": 3}]})")
+                .find("nodes[0].mesh: is 3, not an index into meshes"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 8, "uri": "other.bin"}]})")
+                .find("names the external file 'other.bin', which an import from memory cannot read"),
+            std::string::npos);
+  // A joint index past the skin's joints (Assimp writes the weight out of bounds).
+  const std::string skinned = R"({"asset": {"version": "2.0"}, "buffers": [{"byteLength": 16,
+      "uri": "data:application/octet-stream;base64,AAAAAAAAAAAAAAAABQAAAA=="}],
+      "bufferViews": [{"buffer": 0, "byteLength": 12}, {"buffer": 0, "byteOffset": 12, "byteLength": 4}],
+      "accessors": [{"bufferView": 0, "componentType": 5126, "count": 1, "type": "VEC3"},
+                    {"bufferView": 1, "componentType": 5121, "count": 1, "type": "VEC4"}],
+      "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1}}]}],
+      "nodes": [{"mesh": 0, "skin": 0}, {"name": "a"}], "skins": [{"joints": [1]}]})";
+  EXPECT_NE(error(skinned).find("JOINTS_0: joint 5 is past the 1 joints"), std::string::npos)
+      << error(skinned);
+}
+
+TEST(ImportChecks, ColladaAndFbxStructureIsChecked) {
+  ImportOptions direct;
+  direct.isolateParser = false;
+  const auto error = [&](const std::string& bytes, const char* name) {
+    Result<ImportedAsset> imported = importFileData(bytes, name, direct);
+    return imported.ok() ? std::string("ok") : imported.error();
+  };
+  EXPECT_NE(error("<COLLADA><library_geometries>", "x.dae").find("the COLLADA XML does not parse"),
+            std::string::npos);
+  EXPECT_NE(error("<collada/>", "x.dae").find("the root element is not COLLADA"), std::string::npos);
+  EXPECT_NE(
+      error("<COLLADA><node><matrix>1 0 0</matrix></node></COLLADA>", "x.dae").find("holds 3 values, not 16"),
+      std::string::npos);
+  std::string binary("Kaydara FBX Binary  \0\x1a\0", 23);
+  const auto u32 = [&](std::uint32_t v) { binary.append(reinterpret_cast<const char*>(&v), 4); };
+  u32(7400);
+  const std::string header = binary;
+  // An empty but well-formed record list passes the check; Assimp says what it lacks.
+  EXPECT_NE(error(header + std::string(13, '\0'), "x.fbx").find("Assimp cannot read it"), std::string::npos);
+  u32(1000000);  // a record that ends past the file
+  u32(0);
+  u32(0);
+  binary.push_back('\0');
+  EXPECT_NE(error(binary, "x.fbx").find("FBX record at byte 27 ends at byte 1000000"), std::string::npos)
+      << error(binary, "x.fbx");
+  std::string old = header;
+  old.replace(23, 4, std::string("\x88\x13\0\0", 4));  // version 5000
+  EXPECT_NE(error(old, "x.fbx").find("FBX version 5000"), std::string::npos);
+  EXPECT_NE(error("; FBX 7.4.0 project file\nObjects: {\n Model: { *4000000000 {\n", "x.fbx")
+                .find("longer than the rest of the file"),
+            std::string::npos);
+  EXPECT_NE(error("; FBX 7.4.0 project file\nObjects: {\n", "x.fbx").find("unclosed"), std::string::npos);
+  // ASCII index arrays are read too: a polygon vertex past the geometry's vertices.
+  const std::string ascii =
+      "; FBX 7.4.0 project file\nObjects:  {\n Geometry: 1, \"Geometry::\", \"Mesh\" {\n"
+      "  Vertices: *9 {\n   a: 0,0,0,1,0,0,0,1,0\n  }\n"
+      "  PolygonVertexIndex: *3 {\n   a: 0,1,-4\n  }\n }\n}\n";
+  EXPECT_NE(error(ascii, "x.fbx").find("PolygonVertexIndex at line 8 holds -4, not one of its 3 vertices"),
+            std::string::npos)
+      << error(ascii, "x.fbx");
+  EXPECT_NE(error("; FBX 7.4.0 project file\nCreator: \"two\nlines\n", "x.fbx").find("unterminated string"),
+            std::string::npos);
+  // A string over two lines is ASCII FBX (Assimp's tokenizer reads it): past the check.
+  EXPECT_NE(error("; FBX 7.4.0 project file\nCreator: \"two\nlines\"\n", "x.fbx").find("Assimp"),
+            std::string::npos);
+}
+
+// --- the parser process --------------------------------------------------------------------------
+
+detail::ParserLimits limits(double seconds, double mib) { return detail::ParserLimits{true, seconds, mib}; }
+
+TEST(ImportIsolation, ACrashInTheParserIsAnError) {
+  for (const int sig : {SIGSEGV, SIGABRT}) {
+    Assimp::Importer importer;
+    Result<detail::ReadResult> read = detail::readAssimp(importer, "crash.fbx", limits(10, 1024), "fbx",
+                                                         [sig](Assimp::Importer&) -> const aiScene* {
+                                                           std::raise(sig);
+                                                           return nullptr;
+                                                         });
+    ASSERT_FALSE(read.ok());
+    std::printf("%s\n", read.error().c_str());
+    EXPECT_NE(read.error().find("crash.fbx: Assimp crashed reading it (signal " + std::to_string(sig)),
+              std::string::npos)
+        << read.error();
+  }
+}
+
+TEST(ImportIsolation, AHangIsStoppedAtTheTimeLimit) {
+  Assimp::Importer importer;
+  const auto start = std::chrono::steady_clock::now();
+  Result<detail::ReadResult> read = detail::readAssimp(
+      importer, "hang.dae", limits(0.3, 1024), "dae", [](Assimp::Importer&) -> const aiScene* {
+        std::this_thread::sleep_for(std::chrono::seconds(60));
+        return nullptr;
+      });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(read.ok());
+  std::printf("%s (after %.2f s)\n", read.error().c_str(), seconds);
+  EXPECT_NE(read.error().find("exceeded the time limit of 0.3 s"), std::string::npos) << read.error();
+  EXPECT_LT(seconds, 5.0);
+}
+
+TEST(ImportIsolation, ARunawayAllocationIsStoppedAtTheMemoryLimit) {
+  Assimp::Importer importer;
+  Result<detail::ReadResult> read = detail::readAssimp(
+      importer, "greedy.glb", limits(60, 64), "glb", [](Assimp::Importer&) -> const aiScene* {
+        std::vector<std::vector<char>> blocks;
+        for (int i = 0; i < 1024; ++i) {
+          blocks.emplace_back(1 << 20, static_cast<char>(i));
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        std::_Exit(blocks.size() > 0 ? 7 : 8);  // not reached in time
+      });
+  ASSERT_FALSE(read.ok());
+  std::printf("%s\n", read.error().c_str());
+  EXPECT_NE(read.error().find("exceeded the memory limit of 64 MiB"), std::string::npos) << read.error();
+}
+
+TEST(ImportIsolation, TheSceneAndItsMetadataComeBackAsAssimpReadThem) {
+  const std::string fbx = std::string(HANDOFF_DATA_DIR) + "/assimp/huesitos.fbx";
+  ImportOptions direct;
+  direct.isolateParser = false;
+  Result<ImportedAsset> here = importFile(fbx, direct);
+  Result<ImportedAsset> contained = importFile(fbx);
+  ASSERT_TRUE(here.ok()) << here.error();
+  ASSERT_TRUE(contained.ok()) << contained.error();
+  EXPECT_EQ(here->unitScale, contained->unitScale);  // from FBX UnitScaleFactor, scene metadata
+  EXPECT_EQ(here->warnings, contained->warnings);    // the up-axis conversion, also metadata
+  EXPECT_EQ(here->skeleton.jointNames, contained->skeleton.jointNames);
+  ASSERT_EQ(here->skeleton.jointCount(), contained->skeleton.jointCount());
+  for (int j = 0; j < here->skeleton.jointCount(); ++j) {
+    EXPECT_EQ(here->skeleton.restLocal[static_cast<size_t>(j)].translation,
+              contained->skeleton.restLocal[static_cast<size_t>(j)].translation);
+    EXPECT_EQ(here->skeleton.restLocal[static_cast<size_t>(j)].rotation,
+              contained->skeleton.restLocal[static_cast<size_t>(j)].rotation);
+  }
+  ASSERT_EQ(here->clips.size(), contained->clips.size());
+  for (size_t c = 0; c < here->clips.size(); ++c) {
+    ASSERT_EQ(here->clips[c].keys.size(), contained->clips[c].keys.size());
+    for (size_t k = 0; k < here->clips[c].keys.size(); ++k) {
+      EXPECT_EQ(here->clips[c].keys[k].rotation, contained->clips[c].keys[k].rotation);
+      EXPECT_EQ(here->clips[c].keys[k].translation, contained->clips[c].keys[k].translation);
+    }
+  }
+  ASSERT_EQ(here->meshes.size(), contained->meshes.size());
+  for (size_t m = 0; m < here->meshes.size(); ++m)
+    EXPECT_EQ(here->meshes[m].positions, contained->meshes[m].positions);
+}
+
+}  // namespace
+}  // namespace handoff
