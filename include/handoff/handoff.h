@@ -363,9 +363,11 @@ class Ragdoll {
   /// Animated state: computes every body's worldFromBody from the model pose at `time`, checks
   /// it (NaN/Inf and non-advancing time are refused, state unchanged), records it in the
   /// history and moves the kinematic bodies there over the next step of length `dt` with
-  /// kinematic moves. The capsule follows the root. [step-safe]
+  /// kinematic moves. The capsule follows the root. `worldFromBodies`, when given (one per
+  /// body), are the poses recorded and moved to instead of the model pose's (a controller
+  /// easing the bodies onto the animation); the capsule still follows `models`. [step-safe]
   Status setAnimatedPose(double time, const Transform& worldFromRoot, std::span<const Transform> models,
-                         bool teleport, double dt);
+                         bool teleport, double dt, std::span<const Transform> worldFromBodies = {});
 
   /// The atomic commit of SPEC.md section 3. On failure every body stays kinematic and the
   /// record says why.

@@ -424,7 +424,8 @@ double Ragdoll::limitLookAheadFor(const HandoffSettings& settings) const {
 }
 
 Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
-                                std::span<const Transform> models, bool teleport, double dt) {
+                                std::span<const Transform> models, bool teleport, double dt,
+                                std::span<const Transform> worldFromBodies) {
   if (!(dt > 0.0) || !std::isfinite(dt)) return Error{"time step must be positive and finite"};
   if (static_cast<int>(models.size()) < jointCountNeeded_) {
     return Error{"model pose has " + std::to_string(models.size()) + " joints, the ragdoll needs " +
@@ -436,6 +437,17 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
     const Transform& model = models[static_cast<size_t>(def.joint)];
     if (!isFinite(model)) return Error{"bone '" + def.name + "' pose is not finite"};
     scratchPoses_[static_cast<size_t>(b)] = worldFromRoot * model * def.boneFromBody;
+  }
+  if (!worldFromBodies.empty()) {
+    if (static_cast<int>(worldFromBodies.size()) != bodyCount()) {
+      return Error{"body poses: " + std::to_string(worldFromBodies.size()) + " for " +
+                   std::to_string(bodyCount()) + " bodies"};
+    }
+    for (int b = 0; b < bodyCount(); ++b) {
+      if (!isFinite(worldFromBodies[static_cast<size_t>(b)]))
+        return Error{"body '" + asset_->bodies[static_cast<size_t>(b)].name + "' pose is not finite"};
+    }
+    std::copy(worldFromBodies.begin(), worldFromBodies.end(), scratchPoses_.begin());
   }
   const bool jump = teleport || teleportNext_;
   if (Status s = history_.push(time, worldFromRoot, scratchPoses_, jump); !s) return s;

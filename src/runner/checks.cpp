@@ -250,6 +250,44 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
                b.framesNotRagdoll, 0.0));
   }
 
+  // Returns to animation (issue 19): the kinematic bodies reach the resumed animation no faster
+  // than its own motion + 1 m/s, the displayed attachments without a jump.
+  for (size_t i = 0; i < r.returns.size(); ++i) {
+    const ReturnMetrics& m = r.returns[i];
+    const std::string at = r.returns.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string cap = m.from == "getup" ? "recovery." : "powered.";
+    const std::string when = fmt("back to animation at %.3f s", m.time) + " (from " + m.from + ")";
+    checks.push_back(
+        atMost(cap + "return_body_speed" + at,
+               when + fmt(": worst body speed per frame beyond the resumed animation's own, over "
+                          "the blend back (%.0f frames)",
+                          static_cast<double>(m.frames)),
+               "m/s", m.worstBodySpeedExcess, 1.0));
+    checks.back().note =
+        (m.worstBody.empty() ? std::string("no body beyond its own motion") : "on " + m.worstBody) +
+        fmt("; fastest body %.2f m/s", m.worstBodySpeed);
+    checks.push_back(atMost(cap + "return_attachment_jump_per_frame" + at,
+                            when + ": displayed attachment (bones without a body, the tips of the hands and "
+                                   "head) move per frame beyond the resumed animation's own",
+                            "mm", m.worstAttachmentJump * 1e3, 20.0));
+    checks.back().note =
+        (m.worstAttachment.empty() ? std::string("no attachment beyond its own motion")
+                                   : "on " + m.worstAttachment) +
+        fmt("; pelvis %.1f mm, feet %.1f mm", m.worstPelvisJump * 1e3, m.worstFootJump * 1e3);
+  }
+
+  // A look-at owning a bone (issue 19): shown as the gaze asked in every frame.
+  if (r.lookAt) {
+    checks.push_back(atMost("lookat.head_vs_gaze",
+                            "look-at head error vs gaze target: the displayed bone's world rotation against "
+                            "its displayed parent's times the local the look-at gave it, worst frame",
+                            "deg", r.lookAt->worstHeadError * kDegPerRad, 0.1));
+    checks.back().note =
+        fmt("%.0f frames; aim vs the target itself (the gaze works from the last frame's "
+            "parent) worst %.2f deg",
+            static_cast<double>(r.lookAt->frames), r.lookAt->worstAimError * kDegPerRad);
+  }
+
   // Scenario expectations beyond the pop allowance.
   for (const auto& [name, value] : s.expectations) {
     if (name == "max_pop_mm") continue;

@@ -163,6 +163,21 @@ json scenarioJson(const ScenarioResult& r) {
                           {"worstFootJump", m.worstFootJump},
                           {"getUpTail", m.getUpTail}});
   }
+  json returns = json::array();
+  for (const ReturnMetrics& m : r.returns) {
+    returns.push_back({{"time", m.time},
+                       {"from", m.from},
+                       {"frames", m.frames},
+                       {"worstBodySpeedExcess", m.worstBodySpeedExcess},
+                       {"worstBody", m.worstBody},
+                       {"worstBodySpeed", m.worstBodySpeed},
+                       {"worstAttachmentJump", m.worstAttachmentJump},
+                       {"worstAttachment", m.worstAttachment},
+                       {"attachmentOwnStep", m.attachmentOwnStep},
+                       {"worstPelvisJump", m.worstPelvisJump},
+                       {"worstFootJump", m.worstFootJump},
+                       {"footOwnStep", m.footOwnStep}});
+  }
   json events = json::array();
   for (const CharacterEvent& e : r.events) {
     events.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
@@ -205,6 +220,10 @@ json scenarioJson(const ScenarioResult& r) {
           {"poweredMaxPositionError", r.poweredMaxPositionError},
           {"poweredMaxRmsJointError", r.poweredMaxRmsJointError},
           {"poweredReturned", r.poweredReturned},
+          {"lookAt", r.lookAt ? json{{"frames", r.lookAt->frames},
+                                     {"worstHeadError", r.lookAt->worstHeadError},
+                                     {"worstAimError", r.lookAt->worstAimError}}
+                              : json(nullptr)},
           {"driveMode", r.driveMode},
           {"driveComparisons", comparisons},
           {"checks", checks},
@@ -213,6 +232,7 @@ json scenarioJson(const ScenarioResult& r) {
           {"recoveries", recoveries},
           {"hitReactions", hitReactionsJson(r.hitReactions)},
           {"jointBreaks", jointBreaksJson(r.jointBreaks)},
+          {"returns", returns},
           {"events", events},
           {"series", series}};
 }

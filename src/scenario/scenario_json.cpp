@@ -579,7 +579,7 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   r.checkKeys(value, path,
               {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
                "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead",
-               "jointConsistency", "staticContacts"});
+               "jointConsistency", "staticContacts", "animationOwnedBones"});
   ScenarioSettings s;
   HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
@@ -598,7 +598,35 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   h.limitLookAhead = r.number(value, path, "limitLookAhead", h.limitLookAhead, Range{0.0, 1.0, false, false});
   h.jointConsistency = r.boolean(value, path, "jointConsistency", h.jointConsistency);
   h.staticContacts = r.boolean(value, path, "staticContacts", h.staticContacts);
+  if (const json* owned = Reader::find(value, "animationOwnedBones")) {
+    const std::string where = childPath(path, "animationOwnedBones");
+    r.expectArray(*owned, where);
+    for (std::size_t i = 0; i < owned->size(); ++i) {
+      const json& bone = (*owned)[i];
+      const std::string at = indexPath(where, i);
+      if (!bone.is_string()) r.fail(at, "expected a bone name, got " + describe(bone));
+      std::string name = bone.get<std::string>();
+      if (name.empty()) r.fail(at, "must not be empty");
+      const auto seen = std::find(s.animationOwnedBones.begin(), s.animationOwnedBones.end(), name);
+      if (seen != s.animationOwnedBones.end()) {
+        r.fail(at, "'" + name + "' is already listed at " +
+                       indexPath(where, static_cast<std::size_t>(seen - s.animationOwnedBones.begin())));
+      }
+      s.animationOwnedBones.push_back(std::move(name));
+    }
+  }
   return s;
+}
+
+ScenarioLookAt readLookAt(const Reader& r, const json& value, const std::string& path) {
+  r.expectObject(value, path);
+  r.checkKeys(value, path, {"bone", "target"});
+  ScenarioLookAt lookAt;
+  if (!Reader::find(value, "bone")) r.fail(childPath(path, "bone"), "missing (required)");
+  lookAt.bone = r.string(value, path, "bone", "", false);
+  if (!Reader::find(value, "target")) r.fail(childPath(path, "target"), "missing (required)");
+  lookAt.target = r.vec3(value, path, "target", Vec3{0.0}, kPosition);
+  return lookAt;
 }
 
 ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::string& path) {
@@ -749,7 +777,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (!root.is_object()) r.fail("", "expected a JSON object at the top level, got " + describe(root));
   r.checkKeys(root, "",
               {"version", "name", "description", "character", "ragdoll", "clip", "root", "world", "settings",
-               "recovery", "events", "endTime", "expectations"});
+               "recovery", "lookAt", "events", "endTime", "expectations"});
   Scenario s;
   s.sourceName = sourceName;
   s.baseDir = std::filesystem::path(sourceName).parent_path().string();
@@ -770,6 +798,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (const json* v = Reader::find(root, "world")) s.world = readWorld(r, *v, "world");
   if (const json* v = Reader::find(root, "settings")) s.settings = readSettings(r, *v, "settings");
   if (const json* v = Reader::find(root, "recovery")) s.recovery = readRecovery(r, *v, "recovery");
+  if (const json* v = Reader::find(root, "lookAt")) s.lookAt = readLookAt(r, *v, "lookAt");
 
   std::optional<std::size_t> endEvent;
   if (const json* events = Reader::find(root, "events")) {
@@ -1007,6 +1036,7 @@ std::string saveScenarioJson(const Scenario& s) {
   if (h.limitLookAhead != dh.limitLookAhead) settings["limitLookAhead"] = h.limitLookAhead;
   if (h.jointConsistency != dh.jointConsistency) settings["jointConsistency"] = h.jointConsistency;
   if (h.staticContacts != dh.staticContacts) settings["staticContacts"] = h.staticContacts;
+  if (!st.animationOwnedBones.empty()) settings["animationOwnedBones"] = st.animationOwnedBones;
   out["settings"] = settings;
 
   const ScenarioRecovery dr;
@@ -1023,6 +1053,7 @@ std::string saveScenarioJson(const Scenario& s) {
   if (se.maxAngularSpeed != dr.settle.maxAngularSpeed) recovery["settleAngularSpeed"] = se.maxAngularSpeed;
   if (s.recovery.completeGetUps != dr.completeGetUps) recovery["completeGetUps"] = s.recovery.completeGetUps;
   out["recovery"] = recovery;
+  if (s.lookAt) out["lookAt"] = ojson{{"bone", s.lookAt->bone}, {"target", vec3Json(s.lookAt->target)}};
 
   ojson events = ojson::array();
   for (const ScenarioEvent& event : s.events) {

@@ -242,6 +242,17 @@ void checkBody(const std::string& name, const std::string& path, const Skeleton&
                          " (a bone of the character or a slot name such as 'chest')");
 }
 
+/// A bone (exact name, not a slot) that the animation keeps: one of the skeleton, not its root.
+void checkOwnedBone(const std::string& name, const std::string& path, const Skeleton& skeleton,
+                    Problems& problems) {
+  const int joint = skeleton.findJoint(name);
+  if (joint < 0) {
+    problems.add(path, "no bone named '" + name + "'" + didYouMean(name, skeleton.jointNames));
+  } else if (skeleton.parents[static_cast<std::size_t>(joint)] == kNoParent) {
+    problems.add(path, "'" + name + "' is the skeleton's root, which the physics pose is written against");
+  }
+}
+
 /// Every clip reference of a scenario with its JSON path.
 std::vector<std::pair<std::string, const ScenarioClip*>> clipRefs(const Scenario& scenario,
                                                                   bool withRecovery) {
@@ -274,6 +285,12 @@ void validateAgainst(const Scenario& scenario, const ImportedAsset& character, P
       }
     }
   }
+  const std::vector<std::string>& owned = scenario.settings.animationOwnedBones;
+  for (std::size_t i = 0; i < owned.size(); ++i) {
+    checkOwnedBone(owned[i], "settings.animationOwnedBones[" + std::to_string(i) + "]", character.skeleton,
+                   problems);
+  }
+  if (scenario.lookAt) checkOwnedBone(scenario.lookAt->bone, "lookAt.bone", character.skeleton, problems);
 }
 
 std::string readText(const std::string& path, bool& ok) {

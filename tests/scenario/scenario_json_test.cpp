@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace handoff {
 namespace {
@@ -34,9 +35,9 @@ const char* const kComplete = R"({
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "solverIterations": 14, "handoffMode": "naive_zero_velocity",
-                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false },
+                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false, "animationOwnedBones": ["Head", "RightHand"] },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
-                "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
+                "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false }, "lookAt": { "bone": "Head", "target": [1, 1.6, 3] },
   "events": [
     { "time": 0, "type": "getup_allowed", "allowed": false },
     { "time": 0.1, "type": "clip", "index": 2, "startTime": 0.1, "wrap": "clamp", "speed": 0 },
@@ -113,6 +114,10 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(s.events[11].label, "done");
   EXPECT_EQ(s.endTime, 3.0);
   EXPECT_EQ(s.expectations.at("max_pop_mm"), 1.0);
+  EXPECT_EQ(s.settings.animationOwnedBones, (std::vector<std::string>{"Head", "RightHand"}));
+  ASSERT_TRUE(s.lookAt);
+  EXPECT_EQ(s.lookAt->bone, "Head");
+  EXPECT_EQ(s.lookAt->target, (Vec3{1.0, 1.6, 3.0}));
 }
 
 TEST(ScenarioJson, RoundTripIsLosslessAndStable) {
@@ -213,6 +218,37 @@ TEST(ScenarioJsonErrors, WrongTypes) {
               HasSubstr("events[0].type: expected a string, got number 7"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "expectations": {"max_pop_mm": "1"})")),
               HasSubstr("expectations.max_pop_mm: expected a number, got string"));
+}
+
+// settings.animationOwnedBones and lookAt: names and the gaze target, errors at their paths.
+TEST(ScenarioJsonErrors, OwnedBonesAndLookAt) {
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": "Head"})")),
+              HasSubstr("scenario.json: settings.animationOwnedBones: expected an array, got string 'Head'"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": ["Head", 3]})")),
+              HasSubstr("settings.animationOwnedBones[1]: expected a bone name, got number 3"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": [""]})")),
+              HasSubstr("settings.animationOwnedBones[0]: must not be empty"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": ["Head", "Neck", "Head"]})")),
+              HasSubstr("settings.animationOwnedBones[2]: 'Head' is already listed at "
+                        "settings.animationOwnedBones[0]"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"target": [0, 1, 2]})")),
+              HasSubstr("scenario.json: lookAt.bone: missing (required)"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head"})")),
+              HasSubstr("lookAt.target: missing (required)"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head", "target": [0, 1]})")),
+              HasSubstr("lookAt.target: expected an array of 3 numbers, got an array of 2"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head", "target": [0, 1e9, 0]})")),
+              HasSubstr("lookAt.target[1]: must be <= 10000"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head", "target": [0, 1, 0], "speed": 1})")),
+              HasSubstr("lookAt: unknown field 'speed'"));
+  // Absent: none, and nothing saved.
+  Result<Scenario> plain = loadScenarioJson(withEvents(""), "scenario.json");
+  ASSERT_TRUE(plain) << plain.error();
+  EXPECT_FALSE(plain->lookAt);
+  EXPECT_TRUE(plain->settings.animationOwnedBones.empty());
+  const std::string saved = saveScenarioJson(*plain);
+  EXPECT_EQ(saved.find("lookAt"), std::string::npos);
+  EXPECT_EQ(saved.find("animationOwnedBones"), std::string::npos);
 }
 
 TEST(ScenarioJsonErrors, BadNesting) {
