@@ -18,5 +18,6 @@ void addDemoCommand(CLI::App& app, int& exitCode);
 void addAssetCommands(CLI::App& app, int& exitCode);
 void addBenchCommands(CLI::App& app, int& exitCode);
 void addLiveCommand(CLI::App& app, int& exitCode);
+void addDiagnoseCommand(CLI::App& app, int& exitCode);
 
 }  // namespace handoff::cli

@@ -1,5 +1,5 @@
 // handoff bench crowd [--threads N] [--json] [--steps 500] [--piles 16] [--per-pile 10]
-//                     [--no-sleep] [--freeze] [--mass-death] [--calibrate]
+//                     [--no-sleep] [--freeze] [--joint-iteration-factor N] [--mass-death] [--calibrate]
 // Jolt's PerformanceTest "Ragdoll" scene with handoff's ragdolls on Bullet (docs/BENCHMARKS.md).
 #include <algorithm>
 #include <cstdio>
@@ -111,6 +111,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     bool json = false;
     bool noSleep = false;
     bool freeze = false;
+    int jointIterationFactor = 0;
     bool massDeath = false;
     bool calibrate = false;
   };
@@ -126,6 +127,11 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
   crowd->add_flag("--json", args->json, "print one JSON object");
   crowd->add_flag("--no-sleep", args->noSleep, "Bullet's own deactivation only (no handoff-side sleeping)");
   crowd->add_flag("--freeze", args->freeze, "freeze sleeping ragdolls");
+  crowd
+      ->add_option("--joint-iteration-factor", args->jointIterationFactor,
+                   "joint rows' iterations per velocity iteration (default: the crowd's "
+                   "CrowdSettings::world.jointIterationFactor, 1)")
+      ->check(CLI::Range(1, 16));
   crowd->add_flag("--mass-death", args->massDeath,
                   "also run the mass death (200 characters), freezing and LOD on and off");
   crowd->add_flag("--calibrate", args->calibrate,
@@ -143,11 +149,14 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     std::vector<PileBenchResult> runs;
     std::vector<double> loads;
     if (!args->json) {
-      std::printf("Ragdoll piles: %d x %d ragdolls of %zu bodies (%d bodies), %d steps of 1/60 s%s%s\n",
-                  args->piles, args->perPile, character->asset->bodies.size(),
-                  args->piles * args->perPile * static_cast<int>(character->asset->bodies.size()),
-                  args->steps, args->noSleep ? ", Bullet deactivation only" : "",
-                  args->freeze ? ", freezing" : "");
+      std::printf(
+          "Ragdoll piles: %d x %d ragdolls of %zu bodies (%d bodies), %d steps of 1/60 s, joint rows "
+          "x%d%s%s\n",
+          args->piles, args->perPile, character->asset->bodies.size(),
+          args->piles * args->perPile * static_cast<int>(character->asset->bodies.size()), args->steps,
+          args->jointIterationFactor > 0 ? args->jointIterationFactor
+                                         : CrowdSettings{}.world.jointIterationFactor,
+          args->noSleep ? ", Bullet deactivation only" : "", args->freeze ? ", freezing" : "");
     }
     // The plain Bullet pile first: machine factor = its cost here / the 5.7 us.
     nlohmann::json calibration;
@@ -188,6 +197,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
       o.threads = t;
       o.handoffSleeping = !args->noSleep;
       o.freezing = args->freeze;
+      o.jointIterationFactor = args->jointIterationFactor;
       Result<PileBenchResult> r = runPileBenchmark(*character, o);
       if (!r) {
         std::cerr << "error: " << r.error() << "\n";
@@ -258,6 +268,9 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
       out["scene"] = "jolt_performance_test_ragdoll";
       out["handoff_sleeping"] = !args->noSleep;
       out["freezing"] = args->freeze;
+      out["joint_iteration_factor"] = args->jointIterationFactor > 0
+                                          ? args->jointIterationFactor
+                                          : CrowdSettings{}.world.jointIterationFactor;
       nlohmann::json all = nlohmann::json::array();
       for (size_t i = 0; i < runs.size(); ++i) {
         all.push_back(pileJson(runs[i]));

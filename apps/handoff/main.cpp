@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   handoff::cli::addAssetCommands(app, exitCode);
   handoff::cli::addBenchCommands(app, exitCode);
   handoff::cli::addLiveCommand(app, exitCode);
+  handoff::cli::addDiagnoseCommand(app, exitCode);
   CLI11_PARSE(app, argc, argv);
   return exitCode;
 }

@@ -59,14 +59,14 @@ Slot parentSlot(Slot slot);
 struct Finding {
   enum class Severity : std::uint8_t { Info, Warning, Error };
   Severity severity = Severity::Warning;
-  /// Stable identifier. Validator: "overlap", "anchor_mismatch", "mass_ratio", "extreme_mass",
-  /// "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
+  /// Stable identifier. Validator: "overlap", "adjacent_overlap", "anchor_mismatch", "mass_ratio",
+  /// "extreme_mass", "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
   /// "degenerate_frame", "invalid_drive", "invalid_material", "bad_topology",
   /// "skeleton_mismatch", "collision_filter". Builder: "stabilize_mass", "stabilize_inertia",
   /// "stabilize_drive", "radius_reduced", "lower_spine_skipped", "limit_widened", "mass_moved",
   /// "estimated_tip", "override". Mapper: "map_structure", "map_side", "map_deform". Mapper and
-/// validator (plausibility): "implausible_scale", "proportion", "side_swap", "head_offset",
-/// "pelvis_offset". JSON: "unknown_field", "json".
+  /// validator (plausibility): "implausible_scale", "proportion", "side_swap", "head_offset",
+  /// "pelvis_offset". JSON: "unknown_field", "json".
   /// docs/ASSET.md lists when each is raised.
   std::string code;
   std::string subject;  ///< The body, joint, slot or JSON path concerned.
@@ -201,6 +201,11 @@ struct JointDef {
   /// Force / torque at which the joint breaks. [N] [N m] [> 0] [default infinite]
   double breakForce = std::numeric_limits<double>::infinity();
   double breakTorque = std::numeric_limits<double>::infinity();
+  /// The two bodies collide with each other (JointDesc::collideConnected). Off in every built
+  /// asset (SPEC.md section 2: adjacent bodies never collide); on, their shapes (which overlap
+  /// at the joint) push each other apart: a switch to find the cause of an explosion
+  /// (`handoff diagnose`). JSON "adjacentCollision". [default false]
+  bool adjacentCollision = false;
 };
 
 /// A character capsule used while animated (and during recovery): axis +Y, standing on the root.
@@ -353,9 +358,10 @@ Status saveRagdollFile(const RagdollAsset& asset, const std::string& path);
 void bodyPosesFromModels(const RagdollAsset& asset, std::span<const Transform> models,
                          const Transform& worldFromRoot, std::span<Transform> worldFromBodies);
 
-/// The engine joint of an asset joint: its two frames and the preset's limits between
-/// `bodies[def.parentBody]` and `bodies[def.childBody]` (asset body order), adjacent bodies not
-/// colliding. What Ragdoll::create makes for each joint.
+/// The engine joint of an asset joint: its two frames, the preset's limits and the break force and
+/// torque between `bodies[def.parentBody]` and `bodies[def.childBody]` (asset body order), the
+/// adjacent bodies colliding only when def.adjacentCollision is on. What Ragdoll::create makes for
+/// each joint.
 JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies);
 
 /// Lowest point of a shape placed by `worldFromShape` (world Y up): where it would touch a

@@ -169,6 +169,27 @@ struct CharacterSettings {
   /// carries the inherited velocities untouched), off while powered, gathering or recovering.
   /// [1/s] [>= 0] [default 1]
   double ragdollJointDamping = 1.0;
+  /// Returning to animation (a finished get-up, a powered return), the kinematic bodies reach
+  /// the animation along the display's blend back, but never faster than the animation's own
+  /// motion plus this: each body's offset from its animated pose (world space, from where physics
+  /// or the get-up left it) changes by at most this speed, its turn by at most this speed over
+  /// the body's extent from its centre of mass. A body that jumped onto the animation in one
+  /// step would hit what it touches at the jump's speed. +inf: the bodies follow the display
+  /// blend exactly. [m/s] [> 0] [default 1, the transition's point speed bound]
+  double returnBodySpeed = 1.0;
+  /// Bones left to the animation in every state (SPEC.md section 3's per-bone write-back mask):
+  /// each keeps the animated local transform the game gives it (AnimationInput::locals) under
+  /// its displayed parent, while animated, in the ragdoll and its display blend, powered and
+  /// partial, during the get-up (captured pose, transition, the limbs' kinematic targets) and the
+  /// blends back to animation. A look-at system owning the head sets the head's local rotation
+  /// each frame and sees it rendered as it asked. Only the displayed skeleton changes: the bone's
+  /// body, if it has one, is still simulated (and, while the limbs follow the get-up display,
+  /// follows the bone as shown). Bones without a body ride along under it. By name (exact) or
+  /// by skeleton joint index; Character::create fails on an unknown name, an index out of
+  /// range or the skeleton's root (the bone the physics pose is written against). [default
+  /// none]
+  std::vector<std::string> animationOwnedBones;
+  std::vector<int> animationOwnedJoints;  ///< The same by joint index. [0, joints) [default none]
 };
 
 /// The game's animation pose for the end of the coming step.
@@ -207,7 +228,8 @@ struct CharacterEvent {
                      ///< "teleport", "refused", "powered" (full powered ragdoll), "partial" (some
                      ///< bodies dynamic), "knockout" (powered -> full ragdoll), "blocked" (no
                      ///< capsule space to return: holding), "unpowered" (back to animation),
-                     ///< "fault" (a body went non-finite or left the world: reset)
+                     ///< "fault" (a body went non-finite or left the world: reset), "break" (a
+                     ///< joint broke: which, at what force and torque)
   std::string detail;
 };
 
@@ -218,6 +240,16 @@ struct CharacterEvent {
 /// get-up. Returns worldFromRoot for sampling `clip`.
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
                           const Vec3& modelForward, const Transform& standingRoot);
+
+/// What a game's look-at does for a head it owns (CharacterSettings::animationOwnedBones): the
+/// local rotation (parentFromJoint) of `joint` that turns its bind-pose forward (`modelForward`,
+/// the model's forward in the bind pose, RagdollAsset::modelForward) toward `worldTarget` and
+/// keeps its bind-pose up (model +Y) toward world up (+Y), with the parent at `worldFromParent`
+/// and the joint at `localTranslation` under it. When the target is at the joint, or straight
+/// above or below it, returns `fallback`. Never allocates.
+Quat lookAtLocalRotation(const Skeleton& skeleton, int joint, const Vec3& modelForward,
+                         const Transform& worldFromParent, const Vec3& localTranslation,
+                         const Vec3& worldTarget, const Quat& fallback);
 
 class Character {
  public:
@@ -287,6 +319,10 @@ class Character {
   const std::vector<HandoffRecord>& handoffs() const { return handoffs_; }
   const std::vector<RecoveryRecord>& recoveries() const { return recoveries_; }
   const std::vector<CharacterEvent>& events() const { return events_; }
+  /// The ragdoll's broken joints (Ragdoll::jointBreaks, times on this character's clock). A
+  /// character with a broken joint stays a ragdoll: it never gathers nor gets up, and a powered
+  /// or partial one becomes a full ragdoll (events "break", "knockout").
+  std::span<const JointBreak> jointBreaks() const { return ragdoll_->jointBreaks(); }
   const SettleDetector& settle() const { return settle_; }
   /// Powered mode's current settings, drive weight (after the ramp) and measured errors.
   const PoweredSettings& powered() const { return powered_; }
@@ -330,11 +366,15 @@ class Character {
   /// Number of blocking representations active (dynamic enabled limbs count as one, the
   /// capsule as one). Exactly 1 at every step: the invariant tests check.
   int blockingRepresentations() const;
+  /// The joints left to the animation (CharacterSettings::animationOwnedBones and
+  /// animationOwnedJoints, resolved, ascending, without repeats).
+  std::span<const int> animationOwnedJoints() const { return ownedJoints_; }
 
  private:
   Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
             const CharacterSettings& settings);
   void event(const char* kind, std::string detail);
+  void recordBreaks(int count);  ///< "break" events for the last `count` joint breaks.
   /// Appends a commit's record and arms the first-step probe on it (a committed one).
   void recordCommit(HandoffRecord&& record);
   /// After the step that followed a commit: its first-step figures into its record.
@@ -344,7 +384,13 @@ class Character {
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
   void startExitBlend();
-  void exitBlendPostStep(double dt);
+  /// The display of a blend back to animation (the get-up's exit offsets, or the powered
+  /// return's physics pose) `blendTime` into it, on the current animation; returns the blend
+  /// weight (1 physics or clip, 0 animation).
+  double blendBackPose(double blendTime, std::span<Transform> out) const;
+  /// Animated, after a return: the bodies' targets for the step, from `models` (the display the
+  /// step ends on) eased at CharacterSettings::returnBodySpeed from the last engine poses.
+  void approachBodies(const AnimationInput& animation, std::span<const Transform> models, double dt);
   bool tryStartRecovery(double dt);
   const GetUpClip* clipForFacing(bool onItsSideToo = false) const;
   void startGather(const GetUpClip& clip);
@@ -355,6 +401,8 @@ class Character {
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);
+  /// The animation-owned joints of `locals` (a pose of this skeleton) set to the animated locals.
+  void keepAnimationOwned(std::span<Transform> locals) const;
   Status validatePowered(const PoweredSettings& settings) const;
   void poweredPostStep(double dt);
   void updateDriveTargets(double dt);
@@ -439,7 +487,19 @@ class Character {
   Transform exitRoot_;
   bool exitPending_ = false, exitOffsets_ = false;
 
+  // Back to animation: the bodies ease onto it (approachBodies). Per body, its world offset and
+  // turn from the animated pose, the rate the turn may change, and the targets.
+  bool approaching_ = false, approachStart_ = false;
+  std::vector<Vec3> approachOffset_;
+  std::vector<Quat> approachTurn_;
+  std::vector<double> approachExtent_;  ///< Centre of mass to the farthest point of the shape. [m]
+  std::vector<Transform> approachModels_, approachAnim_, approachTargets_;
+
   // Display and scratch.
+  // Animation-owned bones: their joints, and per joint 1 = written back from its body (if any).
+  std::vector<int> ownedJoints_;
+  std::vector<std::uint8_t> writeBackMask_;
+
   std::vector<Transform> display_, physicsLocals_, scratchModels_, bodyPoses_, worldBones_, animRelative_;
   Transform displayRoot_;
   double blendWeight_ = 0.0;

@@ -124,7 +124,9 @@ void mapReducedToFull(const ReducedRagdoll& reduced, std::span<const Transform> 
 /// When a ragdoll counts as at rest for handoff-side sleeping (docs/CROWDS.md). Every `window`
 /// it measures how far each of its bodies moved over the window: at rest after a window where
 /// every body stayed within `distance` and `angle`, or after `creepTime` of consecutive windows
-/// within `creepDistance` and `creepAngle` (lying in a heap, only creeping).
+/// within `creepDistance` and `creepAngle` (lying in a heap, only creeping); a single window
+/// beyond those between creeping ones (a limb twitching in a pile) does not start the creep time
+/// over, two in a row do.
 struct RestRule {
   double window = 0.5;          ///< [s]
   double distance = 0.05;       ///< [m]
@@ -140,6 +142,7 @@ struct RestWindow {
   double clock = 0.0;       ///< [s] into the current window
   double creepClock = 0.0;  ///< [s] of consecutive windows within the creep tolerances
   bool settled = false;     ///< The last full window found the ragdoll at rest.
+  bool twitched = false;    ///< The last full window was beyond the creep tolerances.
   /// Adds `dt`; when the window is full, compares `pose` with `start`, decides `settled` and
   /// starts the next window at `pose`.
   void advance(std::span<const Transform> pose, std::span<Transform> start, double dt, const RestRule& rule);
@@ -198,9 +201,8 @@ class SleepGroups {
 
 struct CrowdSettings {
   /// Settings of every space: the library's, but for one iteration of the joint rows per
-  /// velocity iteration (WorldSettings::jointIterationFactor 1, the reference scene's 10
-  /// iterations): a crowd of dead ragdolls trades joint stiffness under violent impacts for half
-  /// the joint solve (docs/CROWDS.md).
+  /// velocity iteration (WorldSettings::jointIterationFactor 1): dead ragdolls need no stiffer
+  /// joints, and it halves the joint solve of every awake space (docs/CROWDS.md).
   WorldSettings world = [] {
     WorldSettings w;
     w.jointIterationFactor = 1;
@@ -360,6 +362,9 @@ struct PileBenchOptions {
   double dt = 1.0 / 60.0;  ///< [s]
   bool handoffSleeping = true;
   bool freezing = false;
+  /// WorldSettings::jointIterationFactor of every space; 0 keeps CrowdSettings::world's.
+  /// [>= 0] [default 0]
+  int jointIterationFactor = 0;
 };
 struct PileBenchResult {
   int ragdolls = 0, bodies = 0, joints = 0, threads = 0, steps = 0;

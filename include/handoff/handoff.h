@@ -362,6 +362,14 @@ void writeBackPose(const Skeleton& skeleton, const RagdollAsset& asset,
 /// Display blend weight at `timeSinceCommit`: 0 -> 1 linearly over blendTime (1 when 0).
 double displayBlendWeight(double timeSinceCommit, double blendTime);
 
+/// A joint of a ragdoll that broke (JointDef::breakForce / breakTorque; Ragdoll::updateBreaks).
+struct JointBreak {
+  int joint = -1;       ///< Asset joint index.
+  double time = 0.0;    ///< End of the substep it broke in, on the caller's clock. [s]
+  double force = 0.0;   ///< Constraint force it carried over that substep. [N]
+  double torque = 0.0;  ///< Constraint torque about the anchor over that substep. [N m]
+};
+
 /// One character's ragdoll in one PhysicsWorld: owns its bodies, joints and capsule (destroyed
 /// with it). Non-copyable. Bodies start kinematic at the animated pose (Authority::Animation).
 class Ragdoll {
@@ -388,9 +396,11 @@ class Ragdoll {
   /// Animated state: computes every body's worldFromBody from the model pose at `time`, checks
   /// it (NaN/Inf and non-advancing time are refused, state unchanged), records it in the
   /// history and moves the kinematic bodies there over the next step of length `dt` with
-  /// kinematic moves. The capsule follows the root. [step-safe]
+  /// kinematic moves. The capsule follows the root. `worldFromBodies`, when given (one per
+  /// body), are the poses recorded and moved to instead of the model pose's (a controller
+  /// easing the bodies onto the animation); the capsule still follows `models`. [step-safe]
   Status setAnimatedPose(double time, const Transform& worldFromRoot, std::span<const Transform> models,
-                         bool teleport, double dt);
+                         bool teleport, double dt, std::span<const Transform> worldFromBodies = {});
 
   /// The atomic commit of SPEC.md section 3. On failure every body stays kinematic and the
   /// record says why.
@@ -464,8 +474,21 @@ class Ragdoll {
   const Vec3& jointLower(int index) const { return lower_[static_cast<size_t>(index)]; }
   const Vec3& jointUpper(int index) const { return upper_[static_cast<size_t>(index)]; }
 
-  /// Largest distance between the two anchors of any joint. [m]
+  /// Largest distance between the two anchors of any joint that has not broken. [m]
   double maxJointSeparation() const;
+
+  /// Breakable joints (the asset's finite breakForce / breakTorque): call once after each step,
+  /// with the caller's time at the end of that step and its length; the joints that broke in it
+  /// are appended to jointBreaks(). A broken joint stays broken: the ragdoll splits into pieces
+  /// that each move on their own, written back from their own bodies; commits, the velocity
+  /// projection, limits and jointSeparation skip it. Returns how many broke in this step. No
+  /// allocation (room for every breakable joint is reserved at creation). [step-safe]
+  int updateBreaks(double stepEndTime, double dt);
+  /// Every break so far, in order.
+  std::span<const JointBreak> jointBreaks() const { return breaks_; }
+  bool jointBroken(int index) const { return broken_[static_cast<size_t>(index)] != 0; }
+  /// Whether any joint has broken (the ragdoll is in pieces).
+  bool broken() const { return !breaks_.empty(); }
 
   /// Puts every body back under animation (kinematic) and re-enables the capsule. `blocking`
   /// false makes the kinematic limbs collide with nothing (SPEC.md section 4: during the get-up
@@ -490,6 +513,9 @@ class Ragdoll {
   PoseHistory history_;
   std::vector<Transform> rootFromBodyBind_;  // bind pose of each body in root space
   std::vector<std::vector<int>> jointsOfBody_;
+  std::vector<int> breakableJoints_;  // joints with a finite break force or torque
+  std::vector<std::uint8_t> broken_;  // per joint
+  std::vector<JointBreak> breaks_;    // reserved for every breakable joint
   int jointCountNeeded_ = 0;   // models must cover every body's joint
   bool teleportNext_ = false;  // the next animated pose is a teleport
   Transform worldFromRoot_;

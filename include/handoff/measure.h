@@ -271,6 +271,91 @@ class RecoveryJumpMeasure {
   bool wasRecovering_ = false;
 };
 
+/// A return to animation (a finished get-up, a powered return) and the blend that follows it:
+/// the kinematic bodies and the displayed attachment points (bones without a body: sockets,
+/// fingers, toes; and the tips of the last bones: the hands, the head end) per frame against the
+/// resumed animation's own motion (SPEC section 7: pelvis, feet and attachments continuous).
+struct ReturnMetrics {
+  double time = 0.0;  ///< Scene time of the frame the character was animated again. [s]
+  std::string from;   ///< "getup" or "powered".
+  int frames = 0;     ///< Frames measured: the blend back and the frame after it.
+  /// Largest body speed in one frame beyond the resumed animation's own speed of that body over
+  /// the frame (centre of mass: engine pose), 0 when never beyond. [m/s]
+  double worstBodySpeedExcess = 0.0;
+  std::string worstBody;        ///< The body it was on.
+  double worstBodySpeed = 0.0;  ///< The largest body speed, own motion included. [m/s]
+  /// Largest displayed move of an attachment point in one frame beyond the animation's own
+  /// move of that point, 0 when never beyond. [m]
+  double worstAttachmentJump = 0.0;
+  std::string worstAttachment;  ///< Its joint name ("<joint> end" for a tip).
+  /// The animation's own largest move of an attachment point in one frame (a running hand). [m]
+  double attachmentOwnStep = 0.0;
+  /// The same for the displayed pelvis and feet (Character::trackedJoints). [m]
+  double worstPelvisJump = 0.0;
+  double worstFootJump = 0.0;
+  double footOwnStep = 0.0;  ///< The animation's own largest foot move in one frame. [m]
+};
+
+/// Measures every return to animation of a character (ReturnMetrics, one per return).
+class ReturnMeasure {
+ public:
+  explicit ReturnMeasure(const Character& character);
+  /// After Character::postStep, every frame, with the animation the character resumes (poses of
+  /// its skeleton on `worldFromRoot`: at this frame and at the frame before, the same root; a
+  /// game's clip, without its own layers such as a look-at) at scene time `time`. A return opens
+  /// on the frame the character is animated again (its positions only: that frame's motion is
+  /// the get-up's or the powered step's) and is measured until the frame after its blend ends.
+  /// `out` gets one entry per return.
+  void observe(const Character& character, const PhysicsWorld& world, const Transform& worldFromRoot,
+               std::span<const Transform> animationNow, std::span<const Transform> animationBefore,
+               double time, std::vector<ReturnMetrics>& out);
+  /// The attachment points: per point its joint and its offset in the joint's space. [m]
+  struct Point {
+    int joint = -1;
+    Vec3 offset{0.0};
+    std::string name;
+  };
+  std::span<const Point> attachments() const { return points_; }
+
+ private:
+  void displayedPoints(const Character& character);
+  std::vector<Point> points_;
+  std::vector<int> tracked_;  ///< Pelvis, feet.
+  int pelvis_ = -1;
+  std::vector<Vec3> shown_, lastShown_, bodies_, lastBodies_;
+  std::vector<Transform> models_, nowModels_, beforeModels_, nowBodies_, beforeBodies_;
+  CharacterState lastState_ = CharacterState::Animated;
+  bool open_ = false;
+  int quietFrames_ = 0;  ///< Frames with no blend left.
+};
+
+/// A look-at's bone against what the gaze asked (CharacterSettings::animationOwnedBones).
+struct LookAtMetrics {
+  int frames = 0;  ///< Frames observed.
+  /// Largest angle between the displayed bone's world rotation and what the gaze asked: its
+  /// displayed parent's world rotation times the local rotation it was given. [rad]
+  double worstHeadError = 0.0;
+  /// Largest angle between the displayed bone's bind-pose forward and the direction to the gaze
+  /// target (the gaze aims from the parent of the frame before: one frame of the parent's
+  /// motion shows here). [rad]
+  double worstAimError = 0.0;
+};
+
+/// The displayed look-at bone, every frame.
+class LookAtMeasure {
+ public:
+  /// `joint`: the bone the look-at drives (not the skeleton's root).
+  LookAtMeasure(const Character& character, int joint);
+  /// After Character::postStep: `askedLocal` is the local rotation the gaze gave the bone in
+  /// this frame's animation input, `worldTarget` what it aimed at. [m]
+  void observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget, LookAtMetrics& out);
+
+ private:
+  int joint_ = -1;
+  Vec3 forwardInJoint_{0.0, 0.0, 1.0};  ///< The bind-pose forward in the joint's space.
+  std::vector<Transform> models_;
+};
+
 /// Powered mode's tracking, over the powered frames observed (SPEC sections 5 and 6).
 struct PoweredTrackingMetrics {
   double maxPositionError = 0.0;  ///< Largest Character::poweredMaxPositionError. [m]
@@ -282,6 +367,46 @@ class PoweredTrackingMeasure {
  public:
   /// After Character::postStep (and the frame's own events).
   void observe(const Character& character, PoweredTrackingMetrics& out) const;
+};
+
+/// A joint that broke (Character::jointBreaks, SPEC.md section 6) and the run around it.
+struct JointBreakMetrics {
+  int joint = -1;            ///< Asset joint index.
+  std::string name;          ///< Asset joint name.
+  double time = 0.0;         ///< When it broke (end of its substep). [s]
+  double force = 0.0;        ///< What it carried then. [N]
+  double torque = 0.0;       ///< [N m]
+  double breakForce = 0.0;   ///< Its limits (the asset's). [N]
+  double breakTorque = 0.0;  ///< [N m]
+  /// The limit it broke at: the torque (true) when the force stayed within its own.
+  bool byTorque = false;
+  /// What it carried at the end of the last frame before it broke, of the load that broke it
+  /// (force or torque), and the largest change of that load between two frames before. [N or N m]
+  double loadBefore = 0.0;
+  double worstFrameChange = 0.0;
+  /// Largest anchor separation of any joint that has not broken, from the break to the last
+  /// frame observed. [m]
+  double otherJointsMaxStretch = 0.0;
+  /// Frames after the break the character spent in a state other than Ragdoll (a get-up).
+  int framesNotRagdoll = 0;
+};
+
+/// Follows every breakable joint (finite asset limits) of a character: the load it carries frame
+/// by frame until it breaks, then the split ragdoll's other joints and state.
+class JointBreakMeasure {
+ public:
+  /// After Character::postStep, every frame from the first.
+  void observe(const Character& character, std::vector<JointBreakMetrics>& out);
+
+ private:
+  struct Joint {
+    int index = -1;
+    bool seen = false;
+    double force = 0.0, torque = 0.0;  // at the last frame it was whole
+    double worstForceChange = 0.0, worstTorqueChange = 0.0;
+  };
+  std::vector<Joint> joints_;
+  bool started_ = false;
 };
 
 }  // namespace handoff

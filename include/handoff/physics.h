@@ -99,6 +99,28 @@ struct JointDesc {
   Vec3 angularLower{0.0};         ///< [rad] about X (twist), Y, Z of J
   Vec3 angularUpper{0.0};         ///< [rad]
   bool collideConnected = false;  ///< Adjacent bodies never collide by default (SPEC.md section 2).
+  /// The joint breaks (stops acting, for good) in the first substep whose constraint force, the
+  /// magnitude of the anchor rows' impulse over the substep divided by the substep, exceeds this.
+  /// Infinite: never (and no measurement is made). [N] [> 0] [default infinite]
+  double breakForce = std::numeric_limits<double>::infinity();
+  /// The same for the constraint torque about the anchor (limit and motor rows included). [N m]
+  /// [> 0] [default infinite]
+  double breakTorque = std::numeric_limits<double>::infinity();
+};
+
+/// What a breakable joint measured (PhysicsWorld::jointBreakState). A broken joint applies no
+/// force, no limit and no motor; its two bodies keep ignoring each other (its collision exclusion
+/// stays: at the break they overlap at the joint, and colliding would push them apart in one
+/// substep). It never mends; destroy it to drop it.
+struct JointBreakState {
+  bool broken = false;
+  /// |F| and |tau| about the anchor the joint carried over the substep it broke in (before
+  /// breaking: over the last substep it was solved in; 0 for an unbreakable joint). [N] [N m]
+  double force = 0.0;
+  double torque = 0.0;
+  /// The substep of the last step() it broke in, [0, substeps); -1 when it did not break in the
+  /// last step() (earlier, or never).
+  int substep = -1;
 };
 
 /// Joint angles of a relative rotation qRel = inverse(qA_J) * qB_J as used for limits:
@@ -273,6 +295,9 @@ class PhysicsWorld {
   virtual Quat jointRelativeRotation(JointId joint) const = 0;
   /// World distance between a joint's two anchors (0 when the linear constraint holds). [m]
   virtual double jointAnchorSeparation(JointId joint) const = 0;
+  /// Whether a joint has broken (JointDesc::breakForce / breakTorque) and the force and torque it
+  /// carried when it did. An invalid handle reports an unbroken joint.
+  virtual JointBreakState jointBreakState(JointId joint) const = 0;
 
   // --- Stepping ---
   /// Advances by dt in `substeps` equal substeps; the substep listeners run before each substep.

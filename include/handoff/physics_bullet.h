@@ -36,6 +36,14 @@
 //   and, when more than 5 mm apart after a substep, projected back (position-level, velocities
 //   kept). Measured: a 16-link chain stays within 6 mm in a violent 10 m fall and 7 mm after a
 //   100 m drop at 60 Hz x 2 substeps (4.4 cm at 1 substep).
+// - Breakable joints (JointDesc::breakForce / breakTorque finite): after every substep's solve
+//   the adapter reads the joint's Bullet feedback (impulse / substep of all its rows: the mean
+//   force over the substep, the torque taken about the anchor) and, when |F| > breakForce or
+//   |tau| > breakTorque, disables the constraint for good (jointBreakState). Bullet's own
+//   breaking impulse threshold is not used: it compares each row's scalar impulse with one value
+//   for linear and angular rows alike, so it measures neither |F| nor force apart from torque. A
+//   joint breaks within one substep of its load crossing the limit; joints with infinite limits
+//   (the default) are not measured at all. A joint on a sleeping island is not measured.
 // - resetWarmStart: Bullet does not warm-start joint rows (unless WorldSettings::warmStartJoints:
 //   then the adapter does, and the call forgets the joint's rows); the call clears the contact
 //   impulses cached for the joint's two bodies (and the joint's impulse feedback).

@@ -106,4 +106,9 @@ double restHipHeight(const Skeleton& skeleton);
 /// messages quote file content (a Latin-1 BVH, a fuzzed file), and reports embed them in JSON.
 std::string validUtf8(std::string_view text);
 
+/// " (did you mean 'x'?)" for the candidate closest to `word` (case-insensitive edit distance
+/// within about a third of the word's length), or "" when none is close: the suggestion every
+/// loader appends to an unknown field, slot, bone or clip name.
+std::string didYouMean(std::string_view word, std::span<const std::string> candidates);
+
 }  // namespace handoff

@@ -107,6 +107,8 @@ struct ScenarioResult {
   std::vector<HandoffMetrics> handoffs;
   std::vector<RecoveryMetrics> recoveries;
   std::vector<HitReactionMetrics> hitReactions;
+  /// Every joint that broke, with the load before and the split ragdoll after (measure.h).
+  std::vector<JointBreakMetrics> jointBreaks;
   std::vector<CharacterEvent> events;
   TimeSeries series;
   std::vector<ThresholdCheck> checks;
@@ -118,6 +120,12 @@ struct ScenarioResult {
   double poweredMaxPositionError = 0.0;  ///< [m]
   double poweredMaxRmsJointError = 0.0;  ///< [rad]
   bool poweredReturned = false;
+  /// Every return to animation (a finished get-up, a powered return) and its blend: the
+  /// kinematic bodies' and the displayed attachment points' per-frame motion beyond the resumed
+  /// animation's own (ReturnMeasure).
+  std::vector<ReturnMetrics> returns;
+  /// The look-at's bone against the gaze (Scenario::lookAt), when the scenario has one.
+  std::optional<LookAtMetrics> lookAt;
   std::string replayFile;  ///< Written .glb (file name only), empty if none.
   double seconds = 0.0;    ///< Wall-clock run time (not part of the deterministic output). [s]
   bool passed() const;     ///< ok, nothing left un-run, and every check passes.

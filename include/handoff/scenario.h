@@ -174,6 +174,9 @@ const char* scenarioHandoffModeName(HandoffMode mode);
 struct ScenarioSettings {
   double dt = 1.0 / 60.0;  ///< Frame step. [s] (0, 0.1] [default 1/60]
   int substeps = 2;        ///< Physics substeps per frame. [1, 64] [default 2]
+  /// The world's velocity iterations per substep (WorldSettings::solverIterations; joint rows
+  /// get WorldSettings::jointIterationFactor times as many). [1, 1000] [default 10]
+  int solverIterations = WorldSettings{}.solverIterations;
   /// CharacterSettings::handoff. JSON: the keys handoffMode, displayBlendTime, maxLinearSpeed,
   /// maxAngularSpeed, teleportDistance, stepTime, limitLookAhead, jointConsistency and
   /// staticContacts of "settings". [default HandoffSettings{}]
@@ -181,6 +184,10 @@ struct ScenarioSettings {
   /// Solver of the `powered` and `partial` events' drives and of the hit reaction
   /// (PoweredSettings::solver). JSON "driveMode". [default PoweredSettings{}.solver: implicit]
   DriveSolver driveSolver = PoweredSettings{}.solver;
+  /// CharacterSettings::animationOwnedBones: bones of the character left to the animation in
+  /// every state (a look-at's head). JSON "animationOwnedBones": ["Head"]. Bone names of the
+  /// skeleton, not its root, each once. [default none]
+  std::vector<std::string> animationOwnedBones;
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -309,6 +316,17 @@ struct ScenarioEvent {
   bool operator==(const ScenarioEvent&) const = default;
 };
 
+/// A look-at driving one bone (JSON "lookAt"): every frame, before the character's step, the
+/// runner sets the bone's local rotation in the animation input so that its bind-pose forward
+/// aims at `target` from the bone's parent as displayed at the last frame
+/// (lookAtLocalRotation), as a game's gaze system does. With the bone in
+/// settings.animationOwnedBones the character shows it as asked in every state.
+struct ScenarioLookAt {
+  std::string bone;  ///< A bone of the skeleton (not its root). Required.
+  Vec3 target{0.0};  ///< The gaze target, a fixed world point. [m]
+  bool operator==(const ScenarioLookAt&) const = default;
+};
+
 struct Scenario {
   int version = kScenarioVersion;
   std::string name;  ///< [default: the file stem]
@@ -320,6 +338,7 @@ struct Scenario {
   ScenarioWorld world;
   ScenarioSettings settings;
   ScenarioRecovery recovery;
+  std::optional<ScenarioLookAt> lookAt;  ///< [default none]
   std::vector<ScenarioEvent> events;  ///< Time order; equal times run in file order.
   double endTime = 0.0;               ///< [s] (0, kScenarioMaxTime], >= the last event's time.
   /// Thresholds checked against the run's metrics, name -> value (e.g. "max_pop_mm": 1).
@@ -351,7 +370,8 @@ Result<std::string> resolveScenarioFile(const Scenario& scenario, const std::str
 
 /// Checks a scenario against its imported character: clips that refer to the character file
 /// (by name or index, start time within a clamped clip), impulse and partial body names (bones
-/// of the skeleton or slot names). Clips in separate files are not checked here (see
+/// of the skeleton or slot names), settings.animationOwnedBones and lookAt.bone (bones of the
+/// skeleton other than its root). Clips in separate files are not checked here (see
 /// validateScenarioFiles). Messages name the JSON path, e.g.
 /// `events[1].body: no bone named 'LeftHnd' (did you mean 'LeftHand'?)`.
 Status validateScenarioAgainst(const Scenario& scenario, const ImportedAsset& character);

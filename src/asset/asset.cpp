@@ -202,7 +202,9 @@ JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies) {
   desc.bodyBFromJoint = def.bodyBFromJoint;
   desc.angularLower = def.preset.angularLower;
   desc.angularUpper = def.preset.angularUpper;
-  desc.collideConnected = false;
+  desc.collideConnected = def.adjacentCollision;
+  desc.breakForce = def.breakForce;
+  desc.breakTorque = def.breakTorque;
   return desc;
 }
 

@@ -116,9 +116,13 @@ Result<PresetPatch> parsePatch(const nlohmann::json& j, const std::string& path)
       if (key == "breakForce") p.breakForce = v;
       if (key == "breakTorque") p.breakTorque = v;
     } else {
-      return Error{at +
-                   ": unknown field (known: lower, upper, stiffness, damping, maxTorque, breakForce, "
-                   "breakTorque)"};
+      const std::vector<std::string> known{"lower",     "upper",      "stiffness",  "damping",
+                                           "maxTorque", "breakForce", "breakTorque"};
+      const std::string suggestion = didYouMean(key, known);
+      return Error{at + ": unknown field '" + validUtf8(key) + "'" +
+                   (suggestion.empty()
+                        ? "; allowed: lower upper stiffness damping maxTorque breakForce breakTorque"
+                        : suggestion)};
     }
   }
   return p;

@@ -1022,8 +1022,14 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
       if (!doc["version"].is_number_integer() || doc["version"].get<int>() != 1)
         return Error{source + ": version: expected 1 (the map format of this version)"};
       for (const auto& [key, value] : doc.items()) {
-        if (key != "version" && key != "slots") fail(key + ": unknown field (known: version, slots)");
+        if (key != "version" && key != "slots") {
+          const std::vector<std::string> known{"version", "slots"};
+          const std::string suggestion = didYouMean(key, known);
+          fail(validUtf8(key) + ": unknown field '" + validUtf8(key) + "'" +
+               (suggestion.empty() ? "; allowed: version slots" : suggestion));
+        }
       }
+      if (!errors.empty()) return Error{source + ": " + errors};
       if (!doc.contains("slots") || !doc["slots"].is_object()) return Error{source + ": slots: expected an object {\"slot\": \"bone\"}"};
       slots = &doc["slots"];
       prefix = "slots.";
@@ -1032,7 +1038,9 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
       const std::string path = prefix + key;
       const std::optional<Slot> slot = slotFromName(key);
       if (!slot) {
-        fail(path + ": unknown slot '" + key + "'");
+        std::vector<std::string> names;
+        for (int i = 0; i < kSlotCount; ++i) names.emplace_back(slotName(static_cast<Slot>(i)));
+        fail(validUtf8(path) + ": unknown slot '" + validUtf8(key) + "'" + didYouMean(key, names));
         continue;
       }
       if (value.is_null()) {

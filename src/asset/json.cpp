@@ -69,13 +69,21 @@ class Reader {
   bool failed() const { return !errors_.empty(); }
   const std::string& errors() const { return errors_; }
 
+  /// An unknown field is an error, as in every loader: a misspelt key would otherwise leave its
+  /// value at the default without a word.
   void knownKeys(const Json& obj, const std::string& path, std::initializer_list<const char*> known) {
     for (const auto& [key, value] : obj.items()) {
       bool ok = false;
       for (const char* k : known) ok = ok || key == k;
-      if (!ok)
-        warning("unknown_field", join(path, key),
-                "unknown field ignored (typo? written by a newer version?)");
+      if (ok) continue;
+      const std::vector<std::string> names(known.begin(), known.end());
+      const std::string suggestion = didYouMean(key, names);
+      std::string message = "unknown field '" + validUtf8(key) + "'" + suggestion;
+      if (suggestion.empty()) {
+        message += "; allowed:";
+        for (const char* k : known) message += std::string(" ") + k;
+      }
+      error(join(path, validUtf8(key)), message);
     }
   }
 
@@ -142,6 +150,14 @@ class Reader {
       return error(join(path, key), "expected an unsigned 32-bit integer, got " + typeName(v)), true;
     }
     out = static_cast<std::uint32_t>(v.get<std::int64_t>());
+    return true;
+  }
+
+  bool boolean(const Json& obj, const char* key, const std::string& path, bool& out) {
+    if (!obj.contains(key)) return false;
+    const Json& v = obj[key];
+    if (!v.is_boolean()) return error(join(path, key), "expected true or false, got " + typeName(v)), true;
+    out = v.get<bool>();
     return true;
   }
 
@@ -324,6 +340,7 @@ std::string saveRagdollJson(const RagdollAsset& asset) {
     j["maxTorque"] = number(d.preset.maxDriveTorque);
     j["breakForce"] = number(d.breakForce);
     j["breakTorque"] = number(d.breakTorque);
+    j["adjacentCollision"] = d.adjacentCollision;
     joints.push_back(j);
   }
   doc["joints"] = joints;
@@ -435,7 +452,9 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       for (const auto& [key, value] : m.items()) {
         const std::optional<Slot> slot = slotFromName(key);
         if (!slot) {
-          r.warning("unknown_field", "map." + key, "unknown slot ignored");
+          std::vector<std::string> names;
+          for (int i = 0; i < kSlotCount; ++i) names.emplace_back(slotName(static_cast<Slot>(i)));
+          r.error("map." + validUtf8(key), "unknown slot '" + validUtf8(key) + "'" + didYouMean(key, names));
           continue;
         }
         r.integer(m, key.c_str(), "map", asset.map.joint[static_cast<size_t>(*slot)], -1);
@@ -548,7 +567,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       }
       r.knownKeys(j, at,
                   {"name", "group", "parent", "child", "bodyAFromJoint", "bodyBFromJoint", "lower", "upper",
-                   "stiffness", "damping", "maxTorque", "breakForce", "breakTorque"});
+                   "stiffness", "damping", "maxTorque", "breakForce", "breakTorque", "adjacentCollision"});
       JointDef d;
       r.string(j, "name", at, d.name);
       d.childBody = d.name.empty() ? -1 : asset.findBody(d.name);
@@ -581,6 +600,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
       r.real(j, "maxTorque", at, d.preset.maxDriveTorque, Range::Positive, true);
       r.real(j, "breakForce", at, d.breakForce, Range::Positive, true);
       r.real(j, "breakTorque", at, d.breakTorque, Range::Positive, true);
+      r.boolean(j, "adjacentCollision", at, d.adjacentCollision);
       asset.joints.push_back(d);
     }
   }

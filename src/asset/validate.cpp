@@ -292,6 +292,25 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
         }
       }
     }
+    // Adjacent bodies overlap at their joint by design; a joint that lets them collide
+    // (adjacentCollision) has them pushed apart at the handoff.
+    for (const JointDef& j : asset.joints) {
+      const int a = j.parentBody, b = j.childBody;
+      if (!j.adjacentCollision || a < 0 || b < 0 || a >= n || b >= n || !shapeOk[static_cast<size_t>(a)] ||
+          !shapeOk[static_cast<size_t>(b)])
+        continue;
+      const double d = surfaceDistance(
+          {asset.bodies[static_cast<size_t>(a)].shape, worldFromBody[static_cast<size_t>(a)]},
+          {asset.bodies[static_cast<size_t>(b)].shape, worldFromBody[static_cast<size_t>(b)]});
+      if (-d > o.overlapTolerance) {
+        sink.warning("adjacent_overlap", j.name,
+                     "joint '" + j.name + "' lets its bodies '" + asset.bodies[static_cast<size_t>(a)].name +
+                         "' and '" + asset.bodies[static_cast<size_t>(b)].name +
+                         "' collide (adjacentCollision) " + "and they overlap by " +
+                         fmt(-d * 1000.0, "%.1f") +
+                         " mm in the bind pose: they would be pushed apart at the handoff");
+      }
+    }
   }
   return findings;
 }

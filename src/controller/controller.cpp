@@ -50,6 +50,26 @@ Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvis
   return standingRoot * clipRoot.inverse();
 }
 
+Quat lookAtLocalRotation(const Skeleton& skeleton, int joint, const Vec3& modelForward,
+                         const Transform& worldFromParent, const Vec3& localTranslation,
+                         const Vec3& worldTarget, const Quat& fallback) {
+  const Vec3 up{0.0, 1.0, 0.0};
+  const Vec3 toTarget = worldTarget - worldFromParent.transformPoint(localTranslation);
+  const double distance = glm::length(toTarget);
+  if (!(distance > 1e-9) || glm::length(glm::cross(toTarget / distance, up)) < 1e-6) return fallback;
+  // The joint's bind-pose model rotation: its forward and up in joint space.
+  Quat modelFromJoint{1.0, 0.0, 0.0, 0.0};
+  for (int j = joint; j != kNoParent; j = skeleton.parents[static_cast<size_t>(j)])
+    modelFromJoint = skeleton.restLocal[static_cast<size_t>(j)].rotation * modelFromJoint;
+  const Vec3 forwardInJoint = glm::conjugate(modelFromJoint) * modelForward;
+  const Vec3 upInJoint = glm::conjugate(modelFromJoint) * up;
+  if (glm::length(glm::cross(forwardInJoint, upInJoint)) < 1e-6) return fallback;
+  // worldFromJoint maps the joint's (forward, up) frame onto (toward the target, world up).
+  const Quat worldFromJoint =
+      glm::quatLookAt(toTarget / distance, up) * glm::conjugate(glm::quatLookAt(forwardInJoint, upInJoint));
+  return normalizeOrIdentity(glm::conjugate(worldFromParent.rotation) * worldFromJoint);
+}
+
 Character::Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
                      const CharacterSettings& settings)
     : world_(&world),
@@ -102,7 +122,42 @@ Result<std::unique_ptr<Character>> Character::create(
     return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +
                  std::to_string(n)};
   }
+  if (std::isnan(settings.returnBodySpeed) || !(settings.returnBodySpeed > 0.0)) {
+    return Error{"returnBodySpeed must be > 0 (+inf: the bodies follow the display blend)"};
+  }
+  // Bones left to the animation (SPEC.md section 3's write-back mask), by name or by index.
+  std::vector<std::uint8_t> writeBackMask(n, 1);
+  const auto own = [&](int j, const std::string& how) -> Status {
+    if (skeleton.parents[static_cast<size_t>(j)] == kNoParent) {
+      return Error{"animationOwnedBones: " + how + " is the skeleton's root, which the physics pose is " +
+                   "written against; it cannot be left to the animation"};
+    }
+    writeBackMask[static_cast<size_t>(j)] = 0;
+    return {};
+  };
+  for (const std::string& name : settings.animationOwnedBones) {
+    const auto it = std::find(skeleton.jointNames.begin(), skeleton.jointNames.end(), name);
+    if (it == skeleton.jointNames.end()) return Error{"animationOwnedBones: no bone named '" + name + "'"};
+    if (Status s = own(static_cast<int>(it - skeleton.jointNames.begin()), "'" + name + "'"); !s) {
+      return Error{s.error()};
+    }
+  }
+  for (int j : settings.animationOwnedJoints) {
+    if (j < 0 || static_cast<size_t>(j) >= n) {
+      return Error{"animationOwnedJoints: joint " + std::to_string(j) +
+                   " is out of range (the skeleton has " + std::to_string(n) + " joints)"};
+    }
+    if (Status s =
+            own(j, "joint " + std::to_string(j) + " ('" + skeleton.jointNames[static_cast<size_t>(j)] + "')");
+        !s) {
+      return Error{s.error()};
+    }
+  }
   std::unique_ptr<Character> c(new Character(world, asset, skeleton, settings));
+  c->writeBackMask_ = std::move(writeBackMask);
+  for (size_t j = 0; j < n; ++j) {
+    if (c->writeBackMask_[j] == 0) c->ownedJoints_.push_back(static_cast<int>(j));
+  }
   c->animLocals_.assign(locals.begin(), locals.end());
   c->animModels_.resize(n);
   localToModel(skeleton, c->animLocals_, c->animModels_);
@@ -160,6 +215,19 @@ Result<std::unique_ptr<Character>> Character::create(
   c->physicsJointMask_.assign(n, 0);
   c->jointBlend_.assign(n, 0.0);
   c->returnFrom_.resize(n);
+  c->approachOffset_.assign(nb, Vec3{0.0});
+  c->approachTurn_.assign(nb, Quat{1.0, 0.0, 0.0, 0.0});
+  c->approachModels_.resize(n);
+  c->approachAnim_.resize(nb);
+  c->approachTargets_.resize(nb);
+  for (const BodyDef& def : asset->bodies) {
+    const ShapeDesc& shape = def.shape;
+    double extent = 0.1;
+    if (shape.type == ShapeType::Sphere) extent = shape.radius;
+    if (shape.type == ShapeType::Capsule) extent = shape.halfHeight + shape.radius;
+    if (shape.type == ShapeType::Box) extent = glm::length(shape.halfExtents);
+    c->approachExtent_.push_back(std::max(extent, 0.01));
+  }
   c->lastValidPoses_.resize(asset->bodies.size());
   c->ragdoll_->readBodyPoses(c->lastValidPoses_);
   return c;
@@ -214,10 +282,29 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
   }
   switch (state_) {
     case CharacterState::Animated: {
-      localToModel(skeleton_, animation.locals, scratchModels_);
+      // While the display blends back into the animation (after a get-up or a powered return)
+      // the kinematic bodies follow the displayed pose this step ends on, not the animation: they
+      // reach the animation along the blend, as fast as the display moves, instead of jumping to
+      // it in one step.
+      std::span<const Transform> bodyLocals = animation.locals;
+      if (exitPending_ || exitOffsets_ || returnBlend_ < returnBlendTotal_) {
+        std::copy(animation.locals.begin(), animation.locals.end(), animLocals_.begin());
+        animRoot_ = animation.worldFromRoot;
+        if (exitPending_) startExitBlend();
+        if (exitOffsets_ || returnBlend_ < returnBlendTotal_) {
+          (void)blendBackPose(returnBlend_ + dt, physicsLocals_);
+          bodyLocals = physicsLocals_;
+        }
+      }
+      localToModel(skeleton_, bodyLocals, scratchModels_);
+      std::span<const Transform> bodies;  // empty: the bodies of scratchModels_
+      if (approachStart_ || approaching_) {
+        approachBodies(animation, scratchModels_, dt);
+        bodies = approachTargets_;
+      }
       // The history runs on simulation time, so the samples' dt is the real step.
       if (Status s = ragdoll_->setAnimatedPose(time_ + dt, animation.worldFromRoot, scratchModels_,
-                                               animation.teleport, dt);
+                                               animation.teleport, dt, bodies);
           !s) {
         return s;
       }
@@ -256,6 +343,8 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
 void Character::postStep(double dt) {
   time_ += dt;
   recordFirstStep();
+  const int breaks = ragdoll_->updateBreaks(time_, dt);
+  if (breaks > 0) recordBreaks(breaks);
   if (containPhysicsFault()) {
     externalForce_ = false;
     return;  // the display keeps the last valid pose
@@ -264,13 +353,12 @@ void Character::postStep(double dt) {
     case CharacterState::Animated:
       displayRoot_ = animRoot_;
       if (exitPending_) startExitBlend();
-      if (exitOffsets_) {
-        exitBlendPostStep(dt);
-      } else if (returnBlend_ < returnBlendTotal_) {
-        // Just back from powered mode: the display blends from the last physics pose.
+      if (exitOffsets_ || returnBlend_ < returnBlendTotal_) {
+        // Back from a get-up (the clip's last frame fading out as offsets on the animation) or
+        // from powered mode (the last physics pose blending into the animation).
         returnBlend_ += dt;
-        blendWeight_ = 1.0 - std::clamp(returnBlend_ / returnBlendTotal_, 0.0, 1.0);
-        blendPoses(animLocals_, returnFrom_, blendWeight_, display_);
+        blendWeight_ = blendBackPose(returnBlend_, display_);
+        if (exitOffsets_ && blendWeight_ <= 0.0) exitOffsets_ = false;
       } else {
         std::copy(animLocals_.begin(), animLocals_.end(), display_.begin());
         blendWeight_ = 0.0;
@@ -286,7 +374,23 @@ void Character::postStep(double dt) {
       recoveringPostStep(dt);
       break;
   }
+  if (breaks > 0) {
+    // In pieces: no drive tracks, no servo gathers, no get-up (ragdollPostStep). A powered or
+    // partial ragdoll falls as a full one from the next step.
+    stopGather();
+    if (state_ == CharacterState::Powered && poweredToRagdoll()) event("knockout", "a joint broke");
+  }
   externalForce_ = false;
+}
+
+void Character::recordBreaks(int count) {
+  const std::span<const JointBreak> all = ragdoll_->jointBreaks();
+  for (size_t i = all.size() - static_cast<size_t>(count); i < all.size(); ++i) {
+    const JointBreak& b = all[i];
+    const JointDef& def = asset_->joints[static_cast<size_t>(b.joint)];
+    event("break", "joint '" + def.name + "' " + format("at %.1f N, %.1f N m ", b.force, b.torque) +
+                       format("(limits %g N, %g N m): stays a ragdoll", def.breakForce, def.breakTorque));
+  }
 }
 
 bool Character::containPhysicsFault() {
@@ -438,7 +542,7 @@ void Character::ragdollPostStep(double dt) {
           ragdollRoot_.inverse() * animRoot_ * animLocals_[static_cast<size_t>(j)];
     }
   }
-  writeBackPose(skeleton_, *asset_, bodyPoses_, ragdollRoot_, animRelative_, {}, scratchModels_,
+  writeBackPose(skeleton_, *asset_, bodyPoses_, ragdollRoot_, animRelative_, writeBackMask_, scratchModels_,
                 physicsLocals_);
   blendWeight_ = displayBlendWeight(timeSinceCommit_, blendTime_);
   blendPoses(animRelative_, physicsLocals_, blendWeight_, display_);
@@ -453,7 +557,8 @@ void Character::ragdollPostStep(double dt) {
   sideWait_ = settle.settled && facing_.inHoldBand() ? sideWait_ + dt : 0.0;
   if (gathering_) {
     gatherPostStep(dt);
-  } else if (settle.settled && getUpAllowed_ && time_ >= retryAt_ && (supine_ || prone_)) {
+  } else if (settle.settled && getUpAllowed_ && !ragdoll_->broken() && time_ >= retryAt_ &&
+             (supine_ || prone_)) {
     const bool wedged = sideWait_ >= settings_.sideWaitLimit;
     const GetUpClip* clip = clipForFacing(wedged);
     if (clip != nullptr && settings_.gather.duration > 0.0 && !gatherRolledOver_ && !wedged) {
@@ -615,6 +720,7 @@ void Character::recoveringPreStep(double dt) {
   // that a cancel has continuous velocity samples.
   transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_ + dt, transitionPlan_,
                  physicsLocals_);
+  keepAnimationOwned(physicsLocals_);
   localToModel(skeleton_, physicsLocals_, scratchModels_);
   (void)ragdoll_->setAnimatedPose(time_ + dt, recoveryRoot_, scratchModels_, false, dt);
   world_->moveKinematic(ragdoll_->capsule(),
@@ -624,6 +730,7 @@ void Character::recoveringPreStep(double dt) {
 void Character::recoveringPostStep(double dt) {
   recoveryTime_ += dt;
   transitionPose(captured_, getUp_->clip, skeleton_, getUp_->info, recoveryTime_, transitionPlan_, display_);
+  keepAnimationOwned(display_);
   displayRoot_ = recoveryRoot_;
   blendWeight_ = transitionWeight(recoveryTime_, transitionPlan_);
   if (recoveryClipTime() >= getUp_->clip.duration()) {
@@ -636,6 +743,7 @@ void Character::recoveringPostStep(double dt) {
     exitPending_ = std::isfinite(settings_.recoveryExitBlend) && settings_.recoveryExitBlend > 0.0;
     exitOffsets_ = false;
     returnBlend_ = returnBlendTotal_ = 0.0;
+    approachStart_ = true;  // the bodies ease from the clip's last frame onto the animation
     recoveries_.back().finished = true;
     recoveryFinished_ = true;
     event("recovered", format("stood up after %.2f s", recoveryTime_));
@@ -686,18 +794,62 @@ void Character::startExitBlend() {
   if (!recoveries_.empty()) recoveries_.back().exitBlend = duration;
 }
 
-void Character::exitBlendPostStep(double dt) {
-  returnBlend_ += dt;
-  const double w = std::clamp(returnBlend_ / returnBlendTotal_, 0.0, 1.0);
-  const Quat identity{1.0, 0.0, 0.0, 0.0};
-  for (size_t j = 0; j < display_.size(); ++j) {
-    const Transform& offset = returnFrom_[j];
-    const Transform& anim = animLocals_[j];
-    display_[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
-                            anim.translation + offset.translation * (1.0 - w)};
+void Character::approachBodies(const AnimationInput& animation, std::span<const Transform> models,
+                               double dt) {
+  localToModel(skeleton_, animation.locals, approachModels_);
+  bodyPosesFromModels(*asset_, approachModels_, animation.worldFromRoot, approachAnim_);
+  bodyPosesFromModels(*asset_, models, animation.worldFromRoot, approachTargets_);
+  if (approachStart_) {
+    // From where physics or the get-up left the bodies.
+    for (size_t b = 0; b < approachAnim_.size(); ++b) {
+      const Transform current = world_->transform(ragdoll_->body(static_cast<int>(b)));
+      approachOffset_[b] = current.translation - approachAnim_[b].translation;
+      approachTurn_[b] = normalizeOrIdentity(current.rotation * glm::conjugate(approachAnim_[b].rotation));
+    }
+    approachStart_ = false;
+    approaching_ = true;
   }
-  blendWeight_ = 1.0 - w;
-  if (w >= 1.0) exitOffsets_ = false;
+  const double speed = settings_.returnBodySpeed;
+  const Quat identity{1.0, 0.0, 0.0, 0.0};
+  bool settled = true;
+  for (size_t b = 0; b < approachAnim_.size(); ++b) {
+    const Transform& anim = approachAnim_[b];
+    Transform& target = approachTargets_[b];
+    // The display's offset and turn from the animation, reached at a bounded rate.
+    const Vec3 wantOffset = target.translation - anim.translation;
+    const Quat wantTurn = normalizeOrIdentity(target.rotation * glm::conjugate(anim.rotation));
+    Vec3 step = wantOffset - approachOffset_[b];
+    const double length = glm::length(step);
+    if (length > speed * dt) step *= speed * dt / length;
+    approachOffset_[b] += step;
+    const double angle = angleBetween(approachTurn_[b], wantTurn);
+    const double maxAngle = speed / approachExtent_[b] * dt;
+    approachTurn_[b] =
+        angle > maxAngle ? slerpShortArc(approachTurn_[b], wantTurn, maxAngle / angle) : wantTurn;
+    target = Transform{normalizeOrIdentity(approachTurn_[b] * anim.rotation),
+                       anim.translation + approachOffset_[b]};
+    settled =
+        settled && glm::length(approachOffset_[b]) < 1e-9 && angleBetween(approachTurn_[b], identity) < 1e-9;
+  }
+  // Done once on the animation with no blend back left.
+  if (settled && !exitOffsets_ && !(returnBlend_ + dt < returnBlendTotal_)) approaching_ = false;
+}
+
+double Character::blendBackPose(double blendTime, std::span<Transform> out) const {
+  const double w = std::clamp(blendTime / returnBlendTotal_, 0.0, 1.0);
+  if (exitOffsets_) {
+    const Quat identity{1.0, 0.0, 0.0, 0.0};
+    for (size_t j = 0; j < out.size(); ++j) {
+      const Transform& offset = returnFrom_[j];
+      const Transform& anim = animLocals_[j];
+      out[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
+                         anim.translation + offset.translation * (1.0 - w)};
+    }
+  } else {
+    blendPoses(animLocals_, returnFrom_, 1.0 - w, out);
+  }
+  keepAnimationOwned(out);
+  return 1.0 - w;
 }
 
 void Character::cancelRecovery(const char* why) {
@@ -723,6 +875,10 @@ void Character::cancelRecovery(const char* why) {
     event("refused", "cancel failed: " + record.failure);
   }
   recordCommit(std::move(record));
+}
+
+void Character::keepAnimationOwned(std::span<Transform> locals) const {
+  for (int j : ownedJoints_) locals[static_cast<size_t>(j)] = animLocals_[static_cast<size_t>(j)];
 }
 
 void Character::worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,

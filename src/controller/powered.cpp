@@ -347,8 +347,10 @@ void Character::poweredPostStep(double dt) {
   // Display: physics bones under the animated root, each blended by its body's physics weight.
   for (int j = 0; j < skeleton_.jointCount(); ++j) {
     const int b = asset_->bodyForJoint(j);
-    physicsJointMask_[static_cast<size_t>(j)] = b >= 0 && bodyWeights_[static_cast<size_t>(b)] > 0.0;
-    jointBlend_[static_cast<size_t>(j)] = b >= 0 ? bodyWeights_[static_cast<size_t>(b)] : 0.0;
+    const bool owned = writeBackMask_[static_cast<size_t>(j)] == 0;  // left to the animation
+    physicsJointMask_[static_cast<size_t>(j)] =
+        !owned && b >= 0 && bodyWeights_[static_cast<size_t>(b)] > 0.0;
+    jointBlend_[static_cast<size_t>(j)] = !owned && b >= 0 ? bodyWeights_[static_cast<size_t>(b)] : 0.0;
   }
   writeBackPose(skeleton_, *asset_, bodyPoses_, animRoot_, animLocals_, physicsJointMask_, scratchModels_,
                 physicsLocals_);
@@ -409,6 +411,7 @@ void Character::leavePowered() {
   // collisions back to the asset's default (the next full ragdoll self-collides).
   ragdoll_->makeAnimated(/*blocking=*/true);
   ragdoll_->setInternalCollisions(true);
+  approachStart_ = true;  // the bodies ease from where physics left them onto the animation
   std::fill(bodyWeights_.begin(), bodyWeights_.end(), 0.0);
   std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
   driveWeight_ = 0.0;

@@ -18,7 +18,14 @@ void RestWindow::advance(std::span<const Transform> pose, std::span<Transform> s
     angle = std::max(angle, angleBetween(pose[b].rotation, start[b].rotation));
   }
   const bool creeping = distance <= rule.creepDistance && angle <= rule.creepAngle;
-  creepClock = creeping ? creepClock + clock : 0.0;
+  // One window beyond the creep bounds between creeping ones (a limb twitching in a pile) does not
+  // start the creep time over; two in a row do.
+  if (creeping) {
+    creepClock += clock;
+  } else if (twitched) {
+    creepClock = 0.0;
+  }
+  twitched = !creeping;
   settled = (distance <= rule.distance && angle <= rule.angle) || (creeping && creepClock >= rule.creepTime);
   clock = 0.0;
   std::copy(pose.begin(), pose.end(), start.begin());
@@ -26,7 +33,7 @@ void RestWindow::advance(std::span<const Transform> pose, std::span<Transform> s
 
 void RestWindow::restart(std::span<const Transform> pose, std::span<Transform> start) {
   clock = creepClock = 0.0;
-  settled = false;
+  settled = twitched = false;
   std::copy(pose.begin(), pose.end(), start.begin());
 }
 

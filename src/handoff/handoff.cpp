@@ -356,7 +356,11 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
     r->joints_.push_back(*id);
     r->jointsOfBody_[static_cast<size_t>(def.parentBody)].push_back(jointIndex);
     r->jointsOfBody_[static_cast<size_t>(def.childBody)].push_back(jointIndex);
+    if (std::isfinite(def.breakForce) || std::isfinite(def.breakTorque))
+      r->breakableJoints_.push_back(jointIndex);
   }
+  r->broken_.assign(r->joints_.size(), 0);
+  r->breaks_.reserve(r->breakableJoints_.size());
   BodyDesc capsule;
   capsule.shape.type = ShapeType::Capsule;
   capsule.shape.radius = asset->capsule.radius;
@@ -432,7 +436,8 @@ double Ragdoll::limitLookAheadFor(const HandoffSettings& settings) const {
 }
 
 Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
-                                std::span<const Transform> models, bool teleport, double dt) {
+                                std::span<const Transform> models, bool teleport, double dt,
+                                std::span<const Transform> worldFromBodies) {
   if (!(dt > 0.0) || !std::isfinite(dt)) return Error{"time step must be positive and finite"};
   if (static_cast<int>(models.size()) < jointCountNeeded_) {
     return Error{"model pose has " + std::to_string(models.size()) + " joints, the ragdoll needs " +
@@ -444,6 +449,17 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
     const Transform& model = models[static_cast<size_t>(def.joint)];
     if (!isFinite(model)) return Error{"bone '" + def.name + "' pose is not finite"};
     scratchPoses_[static_cast<size_t>(b)] = worldFromRoot * model * def.boneFromBody;
+  }
+  if (!worldFromBodies.empty()) {
+    if (static_cast<int>(worldFromBodies.size()) != bodyCount()) {
+      return Error{"body poses: " + std::to_string(worldFromBodies.size()) + " for " +
+                   std::to_string(bodyCount()) + " bodies"};
+    }
+    for (int b = 0; b < bodyCount(); ++b) {
+      if (!isFinite(worldFromBodies[static_cast<size_t>(b)]))
+        return Error{"body '" + asset_->bodies[static_cast<size_t>(b)].name + "' pose is not finite"};
+    }
+    std::copy(worldFromBodies.begin(), worldFromBodies.end(), scratchPoses_.begin());
   }
   const bool jump = teleport || teleportNext_;
   if (Status s = history_.push(time, worldFromRoot, scratchPoses_, jump); !s) return s;
@@ -640,8 +656,10 @@ void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffR
   }
   consistencyJoints_.clear();
   if (settings.jointConsistency) {
-    for (const JointDef& def : asset_->joints) {
+    for (size_t j = 0; j < asset_->joints.size(); ++j) {
+      const JointDef& def = asset_->joints[j];
       if (!selected(def.parentBody) && !selected(def.childBody)) continue;  // keeps its state
+      if (broken_[j]) continue;                                             // holds nothing together
       ConsistencyJoint joint;
       joint.parent = def.parentBody;
       joint.child = def.childBody;
@@ -779,8 +797,8 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
     const JointDef& def = asset_->joints[j];
     JointHandoff& out = record.joints[j];
     out.name = def.name;
-    // Joints between bodies not committed now keep their frames and limits.
-    if (!selected(def.parentBody) && !selected(def.childBody)) {
+    // Joints between bodies not committed now keep their frames and limits; so do broken ones.
+    if ((!selected(def.parentBody) && !selected(def.childBody)) || broken_[j]) {
       out.lower = lower_[j];
       out.upper = upper_[j];
       continue;
@@ -918,6 +936,7 @@ void Ragdoll::updateLimits() {
     }
   }
   for (size_t j = 0; j < joints_.size(); ++j) {
+    if (broken_[j]) continue;
     const JointPreset& preset = asset_->joints[j].preset;
     Vec3 lower = lower_[j], upper = upper_[j];
     bool changed = false;
@@ -995,8 +1014,32 @@ void Ragdoll::readBodyPoses(std::span<Transform> worldFromBodies) const {
 
 double Ragdoll::maxJointSeparation() const {
   double worst = 0.0;
-  for (JointId j : joints_) worst = std::max(worst, world_->jointAnchorSeparation(j));
+  for (size_t j = 0; j < joints_.size(); ++j) {
+    if (!broken_[j]) worst = std::max(worst, world_->jointAnchorSeparation(joints_[j]));
+  }
   return worst;
+}
+
+int Ragdoll::updateBreaks(double stepEndTime, double dt) {
+  int count = 0;
+  const int substeps = std::max(1, world_->lastStepStats().substeps);
+  for (const int j : breakableJoints_) {
+    const size_t i = static_cast<size_t>(j);
+    if (broken_[i]) continue;
+    const JointBreakState state = world_->jointBreakState(joints_[i]);
+    if (!state.broken) continue;
+    broken_[i] = 1;
+    JointBreak b;
+    b.joint = j;
+    // Broken in an earlier step (not seen then): counted at the end of this one.
+    const int substep = state.substep >= 0 ? std::min(state.substep, substeps - 1) : substeps - 1;
+    b.time = stepEndTime - dt + dt * (substep + 1) / substeps;
+    b.force = state.force;
+    b.torque = state.torque;
+    breaks_.push_back(b);  // within the reserved room
+    ++count;
+  }
+  return count;
 }
 
 void Ragdoll::makeAnimated(bool blocking) {

@@ -88,4 +88,138 @@ void RecoveryJumpMeasure::observe(const Character& character, JumpFigures& out) 
   recoveries_ = recoveries;
 }
 
+// ---------------------------------------------------------------------------------------------
+// LookAtMeasure
+
+LookAtMeasure::LookAtMeasure(const Character& character, int joint) : joint_(joint) {
+  const Skeleton& skeleton = character.skeleton();
+  models_.resize(static_cast<size_t>(skeleton.jointCount()));
+  Quat modelFromJoint{1.0, 0.0, 0.0, 0.0};
+  for (int j = joint; j != kNoParent; j = skeleton.parents[static_cast<size_t>(j)])
+    modelFromJoint = skeleton.restLocal[static_cast<size_t>(j)].rotation * modelFromJoint;
+  forwardInJoint_ = glm::conjugate(modelFromJoint) * character.ragdoll().asset().modelForward;
+}
+
+void LookAtMeasure::observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget,
+                            LookAtMetrics& out) {
+  const Skeleton& skeleton = character.skeleton();
+  const int parent = skeleton.parents[static_cast<size_t>(joint_)];
+  localToModel(skeleton, character.displayLocals(), models_);
+  const Transform bone = character.displayRoot() * models_[static_cast<size_t>(joint_)];
+  const Transform above = character.displayRoot() * models_[static_cast<size_t>(parent)];
+  out.worstHeadError = std::max(out.worstHeadError, angleBetween(bone.rotation, above.rotation * askedLocal));
+  const Vec3 to = worldTarget - bone.translation;
+  if (glm::length(to) > 1e-9) {
+    const Vec3 aim = bone.rotation * forwardInJoint_;
+    out.worstAimError =
+        std::max(out.worstAimError, std::acos(std::clamp(glm::dot(aim, glm::normalize(to)), -1.0, 1.0)));
+  }
+  ++out.frames;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ReturnMeasure
+
+ReturnMeasure::ReturnMeasure(const Character& character)
+    : tracked_(character.trackedJoints().begin(), character.trackedJoints().end()),
+      pelvis_(character.ragdoll().asset().map[Slot::Pelvis]) {
+  const Skeleton& skeleton = character.skeleton();
+  const RagdollAsset& asset = character.ragdoll().asset();
+  for (int j = 0; j < skeleton.jointCount(); ++j) {
+    const auto J = static_cast<size_t>(j);
+    if (asset.bodyForJoint(j) < 0) points_.push_back({j, Vec3{0.0}, skeleton.jointNames[J]});
+    const Vec3& tip = J < skeleton.endSiteOffset.size() ? skeleton.endSiteOffset[J] : Vec3{0.0};
+    if (glm::length(tip) > 0.0) points_.push_back({j, tip, skeleton.jointNames[J] + " end"});
+  }
+  const auto n = static_cast<size_t>(skeleton.jointCount());
+  models_.resize(n);
+  nowModels_.resize(n);
+  beforeModels_.resize(n);
+  nowBodies_.resize(asset.bodies.size());
+  beforeBodies_.resize(asset.bodies.size());
+  bodies_.resize(asset.bodies.size());
+  lastBodies_.resize(asset.bodies.size());
+  shown_.resize(points_.size() + tracked_.size());
+  lastShown_.resize(shown_.size());
+}
+
+void ReturnMeasure::displayedPoints(const Character& character) {
+  localToModel(character.skeleton(), character.displayLocals(), models_);
+  const Transform& root = character.displayRoot();
+  for (size_t i = 0; i < points_.size(); ++i) {
+    shown_[i] =
+        root.transformPoint(models_[static_cast<size_t>(points_[i].joint)].transformPoint(points_[i].offset));
+  }
+  for (size_t i = 0; i < tracked_.size(); ++i) {
+    shown_[points_.size() + i] = root.transformPoint(models_[static_cast<size_t>(tracked_[i])].translation);
+  }
+}
+
+void ReturnMeasure::observe(const Character& character, const PhysicsWorld& world,
+                            const Transform& worldFromRoot, std::span<const Transform> animationNow,
+                            std::span<const Transform> animationBefore, double time,
+                            std::vector<ReturnMetrics>& out) {
+  const CharacterState state = character.state();
+  const RagdollAsset& asset = character.ragdoll().asset();
+  displayedPoints(character);
+  for (int b = 0; b < character.ragdoll().bodyCount(); ++b)
+    bodies_[static_cast<size_t>(b)] = world.transform(character.ragdoll().body(b)).translation;
+  const bool back = state == CharacterState::Animated && lastState_ != CharacterState::Animated &&
+                    (lastState_ == CharacterState::Recovering || lastState_ == CharacterState::Powered);
+  if (back) {
+    ReturnMetrics m;
+    m.time = time;
+    m.from = lastState_ == CharacterState::Recovering ? "getup" : "powered";
+    out.push_back(m);
+    open_ = true;
+    quietFrames_ = 0;
+  } else if (open_ && state != CharacterState::Animated) {
+    open_ = false;  // left the animation again (a hit, a fall) before the blend ended
+  } else if (open_ && !out.empty()) {
+    ReturnMetrics& m = out.back();
+    const double dt = character.ragdoll().animationStep();
+    localToModel(character.skeleton(), animationNow, nowModels_);
+    localToModel(character.skeleton(), animationBefore, beforeModels_);
+    bodyPosesFromModels(asset, nowModels_, worldFromRoot, nowBodies_);
+    bodyPosesFromModels(asset, beforeModels_, worldFromRoot, beforeBodies_);
+    for (size_t b = 0; b < bodies_.size(); ++b) {
+      const double speed = glm::length(bodies_[b] - lastBodies_[b]) / dt;
+      const double own = glm::length(nowBodies_[b].translation - beforeBodies_[b].translation) / dt;
+      m.worstBodySpeed = std::max(m.worstBodySpeed, speed);
+      if (speed - own > m.worstBodySpeedExcess) {
+        m.worstBodySpeedExcess = speed - own;
+        m.worstBody = asset.bodies[b].name;
+      }
+    }
+    for (size_t i = 0; i < shown_.size(); ++i) {
+      const bool attachment = i < points_.size();
+      const int joint = attachment ? points_[i].joint : tracked_[i - points_.size()];
+      const Vec3 offset = attachment ? points_[i].offset : Vec3{0.0};
+      const auto J = static_cast<size_t>(joint);
+      const Vec3 ownNow = worldFromRoot.transformPoint(nowModels_[J].transformPoint(offset));
+      const Vec3 ownBefore = worldFromRoot.transformPoint(beforeModels_[J].transformPoint(offset));
+      const double own = glm::length(ownNow - ownBefore);
+      const double jump = glm::length(shown_[i] - lastShown_[i]) - own;
+      if (attachment) {
+        m.attachmentOwnStep = std::max(m.attachmentOwnStep, own);
+        if (jump > m.worstAttachmentJump) {
+          m.worstAttachmentJump = jump;
+          m.worstAttachment = points_[i].name;
+        }
+      } else if (joint == pelvis_) {
+        m.worstPelvisJump = std::max(m.worstPelvisJump, jump);
+      } else {
+        m.worstFootJump = std::max(m.worstFootJump, jump);
+        m.footOwnStep = std::max(m.footOwnStep, own);
+      }
+    }
+    ++m.frames;
+    quietFrames_ = character.blendWeight() > 0.0 ? 0 : quietFrames_ + 1;
+    if (quietFrames_ >= 2) open_ = false;
+  }
+  lastShown_ = shown_;
+  lastBodies_ = bodies_;
+  lastState_ = state;
+}
+
 }  // namespace handoff

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <cstdint>
 
 namespace handoff {
@@ -223,6 +224,55 @@ void PoweredTrackingMeasure::observe(const Character& character, PoweredTracking
   if (character.state() != CharacterState::Powered) return;
   out.maxPositionError = std::max(out.maxPositionError, character.poweredMaxPositionError());
   out.maxRmsJointError = std::max(out.maxRmsJointError, character.poweredRmsJointError());
+}
+
+void JointBreakMeasure::observe(const Character& character, std::vector<JointBreakMetrics>& out) {
+  const Ragdoll& ragdoll = character.ragdoll();
+  const RagdollAsset& asset = ragdoll.asset();
+  if (!started_) {
+    started_ = true;
+    for (size_t j = 0; j < asset.joints.size(); ++j) {
+      if (std::isfinite(asset.joints[j].breakForce) || std::isfinite(asset.joints[j].breakTorque))
+        joints_.push_back(Joint{static_cast<int>(j)});
+    }
+  }
+  const std::span<const JointBreak> breaks = character.jointBreaks();
+  for (size_t k = out.size(); k < breaks.size(); ++k) {
+    const JointBreak& b = breaks[k];
+    const JointDef& def = asset.joints[static_cast<size_t>(b.joint)];
+    JointBreakMetrics m;
+    m.joint = b.joint;
+    m.name = def.name;
+    m.time = b.time;
+    m.force = b.force;
+    m.torque = b.torque;
+    m.breakForce = def.breakForce;
+    m.breakTorque = def.breakTorque;
+    m.byTorque = !(b.force > def.breakForce);
+    for (const Joint& j : joints_) {
+      if (j.index != b.joint) continue;
+      m.loadBefore = m.byTorque ? j.torque : j.force;
+      m.worstFrameChange = m.byTorque ? j.worstTorqueChange : j.worstForceChange;
+    }
+    out.push_back(m);
+  }
+  for (Joint& j : joints_) {
+    if (ragdoll.jointBroken(j.index)) continue;
+    const JointBreakState state = ragdoll.world().jointBreakState(ragdoll.joint(j.index));
+    if (j.seen) {
+      j.worstForceChange = std::max(j.worstForceChange, std::abs(state.force - j.force));
+      j.worstTorqueChange = std::max(j.worstTorqueChange, std::abs(state.torque - j.torque));
+    }
+    j.seen = true;
+    j.force = state.force;
+    j.torque = state.torque;
+  }
+  const bool ragdollState = character.state() == CharacterState::Ragdoll;
+  for (size_t k = 0; k < out.size(); ++k) {
+    JointBreakMetrics& m = out[k];
+    m.otherJointsMaxStretch = std::max(m.otherJointsMaxStretch, ragdoll.maxJointSeparation());
+    if (!ragdollState) ++m.framesNotRagdoll;
+  }
 }
 
 }  // namespace handoff

@@ -335,7 +335,9 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
       return;
     }
     sorted_.clear();
-    for (int i = 0; i < m_constraints.size(); ++i) sorted_.push_back(m_constraints[i]);
+    for (int i = 0; i < m_constraints.size(); ++i) {
+      if (m_constraints[i]->isEnabled()) sorted_.push_back(m_constraints[i]);  // broken joints are not
+    }
     std::sort(sorted_.begin(), sorted_.end(), [](const btTypedConstraint* a, const btTypedConstraint* b) {
       const int ia = islandOf(*a), ib = islandOf(*b);
       return ia != ib ? ia < ib : a->getUserConstraintId() < b->getUserConstraintId();
@@ -439,6 +441,12 @@ struct JointSlot {
   JointMotorSettings motor;
   Vec3 motorTargetEuler{0.0};   // jointAngles(motor.target), kept with the target
   Vec3 motorTargetAngles{0.0};  // motorTargetEuler clamped to the limits
+  // Breakable joints only (a finite JointDesc::breakForce or breakTorque): Bullet's per-substep
+  // force and torque on its body A (our B), see checkJointBreaks().
+  double breakForce = std::numeric_limits<double>::infinity();
+  double breakTorque = std::numeric_limits<double>::infinity();
+  std::unique_ptr<btJointFeedback> feedback;
+  JointBreakState breakState;
 };
 
 bool finite(double v) { return std::isfinite(v); }
@@ -505,6 +513,7 @@ class BulletWorld final : public PhysicsWorld {
   void setPairCollision(BodyId a, BodyId b, bool enabled) override;
   Quat jointRelativeRotation(JointId joint) const override;
   double jointAnchorSeparation(JointId joint) const override;
+  JointBreakState jointBreakState(JointId joint) const override;
 
   void step(double dt, int substeps) override;
   const StepStats& lastStepStats() const override { return stats_; }
@@ -550,6 +559,7 @@ class BulletWorld final : public PhysicsWorld {
   void applyLimits(JointSlot& joint, const Vec3& lower, const Vec3& upper);
   void finishKinematicMoves();
   void projectJointAnchors();
+  void checkJointBreaks();
   void keepProjectedBodiesOutOfFixedBodies();
   void advanceKinematicMoves();
   void collectStats(int substeps);
@@ -571,6 +581,7 @@ class BulletWorld final : public PhysicsWorld {
   std::vector<JointSlot> joints_;
   std::vector<std::uint32_t> freeJoints_;
   int liveJoints_ = 0;
+  std::vector<std::uint32_t> breakableJoints_;  // slots with a finite break force or torque
 
   StepStats stats_;
   bool stepping_ = false;
@@ -947,6 +958,11 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
     return Error{"createJoint: bodyAFromJoint.rotation must be a unit quaternion (got zero)"};
   if (glm::dot(desc.bodyBFromJoint.rotation, desc.bodyBFromJoint.rotation) < 1e-12)
     return Error{"createJoint: bodyBFromJoint.rotation must be a unit quaternion (got zero)"};
+  if (std::isnan(desc.breakForce) || !(desc.breakForce > 0.0))
+    return Error{"createJoint: breakForce must be > 0 (infinite: never breaks), got " + fmt(desc.breakForce)};
+  if (std::isnan(desc.breakTorque) || !(desc.breakTorque > 0.0))
+    return Error{"createJoint: breakTorque must be > 0 (infinite: never breaks), got " +
+                 fmt(desc.breakTorque)};
   static const char* const kAxis[3] = {"x", "y", "z"};
   Vec3 lower = desc.angularLower;
   Vec3 upper = desc.angularUpper;
@@ -991,6 +1007,10 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
   joint.motor = JointMotorSettings{};
   joint.motorTargetEuler = jointAngles(joint.motor.target);
   joint.motorTargetAngles = Vec3{0.0};
+  joint.breakForce = desc.breakForce;
+  joint.breakTorque = desc.breakTorque;
+  joint.breakState = JointBreakState{};
+  joint.feedback.reset();
 
   // Bullet's A is our B (see the top of this file): the constraint's angles are jointAngles(qRel).
   // Anchor impulses at the anchors' midpoint (CentredAnchorConstraint): the joint solver never
@@ -1010,6 +1030,15 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
     c.setParam(BT_CONSTRAINT_ERP, 1.0, axis + 3);  // motor ERP: see updateMotor()
   }
   c.setOverrideNumSolverIterations(settings_.jointIterationFactor * settings_.solverIterations);
+  if (finite(desc.breakForce) || finite(desc.breakTorque)) {
+    // Measured by the adapter, not by Bullet's breaking impulse threshold: that one threshold is
+    // compared with each row's scalar impulse on its own (a force along a diagonal is split over
+    // three rows) and is the same for linear and angular rows, so it can separate neither the
+    // force's magnitude nor force from torque.
+    joint.feedback = std::make_unique<btJointFeedback>();
+    c.setJointFeedback(joint.feedback.get());
+    breakableJoints_.push_back(index);
+  }
 
   if (!desc.collideConnected) {
     // Collision exclusion is kept on the bodies independently of the constraint's presence in the
@@ -1058,6 +1087,10 @@ void BulletWorld::destroyJointAt(std::uint32_t index) {
   for (BodySlot* s : {&a, &b}) {
     auto it = std::find(s->joints.begin(), s->joints.end(), index);
     if (it != s->joints.end()) s->joints.erase(it);
+  }
+  if (joint.feedback) {
+    breakableJoints_.erase(std::find(breakableJoints_.begin(), breakableJoints_.end(), index));
+    joint.feedback.reset();
   }
   joint.constraint.reset();
   joint.generation = (joint.generation + 1u) & kGenerationMask;
@@ -1511,6 +1544,11 @@ double BulletWorld::jointAnchorSeparation(JointId id) const {
                      wb.transformPoint(joint->bFromJoint.translation));
 }
 
+JointBreakState BulletWorld::jointBreakState(JointId id) const {
+  HANDOFF_JOINT_OR_RETURN(joint, id, JointBreakState{});
+  return joint->breakState;
+}
+
 // --- Stepping -------------------------------------------------------------------------------------
 
 void BulletWorld::preTickCallback(btDynamicsWorld* world, btScalar timeStep) {
@@ -1537,7 +1575,8 @@ void BulletWorld::preTick(double h) {
   }
   runSubstepListeners(h);
   for (JointSlot& joint : joints_) {
-    if (joint.constraint && joint.inWorld && joint.motor.enabled) updateMotor(joint, h);
+    if (joint.constraint && joint.inWorld && joint.motor.enabled && !joint.breakState.broken)
+      updateMotor(joint, h);
   }
 }
 
@@ -1553,7 +1592,7 @@ void BulletWorld::projectJointAnchors() {
   for (int pass = 0; pass < kJointPositionIterations; ++pass) {
     bool movedInPass = false;
     for (JointSlot& joint : joints_) {
-      if (!joint.constraint || !joint.inWorld) continue;
+      if (!joint.constraint || !joint.inWorld || joint.breakState.broken) continue;
       btRigidBody& a = *bodies_[joint.bodyA].body;
       btRigidBody& b = *bodies_[joint.bodyB].body;
       const double invMassA = a.getInvMass();
@@ -1687,8 +1726,42 @@ void BulletWorld::advanceKinematicMoves() {
   }
 }
 
+void BulletWorld::checkJointBreaks() {
+  // Bullet's feedback (zeroed when the joint's rows are built, summed over its rows when the solve
+  // finishes): the force and the torque about the centre of mass of Bullet's body A (our B) of
+  // every row, impulse / substep. The anchor rows act at the anchors' midpoint
+  // (CentredAnchorConstraint), so the torque about the anchor is the total minus that force's
+  // moment. The constraint's calculated transforms are still those of the solve (the bodies have
+  // integrated since).
+  for (const std::uint32_t index : breakableJoints_) {
+    JointSlot& joint = joints_[index];
+    if (!joint.inWorld || joint.breakState.broken) continue;
+    const btRigidBody& a = *bodies_[joint.bodyA].body;
+    const btRigidBody& b = *bodies_[joint.bodyB].body;
+    if (!a.isActive() && !b.isActive()) continue;  // not solved this substep: nothing new measured
+    btGeneric6DofSpring2Constraint& c = *joint.constraint;
+    const btTransform& anchorA = c.getCalculatedTransformA();  // Bullet's A: our body B
+    const btTransform& anchorB = c.getCalculatedTransformB();
+    const btVector3 centre = (anchorA * c.getFrameOffsetA().inverse()).getOrigin();
+    const btVector3 mid = 0.5 * (anchorA.getOrigin() + anchorB.getOrigin());
+    const btVector3 force = joint.feedback->m_appliedForceBodyA;
+    const btVector3 torque = joint.feedback->m_appliedTorqueBodyA - (mid - centre).cross(force);
+    joint.breakState.force = force.length();
+    joint.breakState.torque = torque.length();
+    if (!(joint.breakState.force > joint.breakForce) && !(joint.breakState.torque > joint.breakTorque))
+      continue;
+    joint.breakState.broken = true;
+    joint.breakState.substep = substepIndex_;
+    c.setEnabled(false);
+    solver_->forget(index);
+    bodies_[joint.bodyA].body->activate();
+    bodies_[joint.bodyB].body->activate();
+  }
+}
+
 void BulletWorld::postTick(double h) {
   advanceKinematicMoves();
+  checkJointBreaks();
   projectJointAnchors();
   // Per-world sleep time (see the top of this file): while a body stays under the sleep speeds,
   // Bullet adds h to its timer and puts it to sleep once the timer exceeds gDeactivationTime.
@@ -1729,6 +1802,7 @@ void BulletWorld::step(double dt, int substeps) {
   stepping_ = true;
   substepIndex_ = 0;
   substepCount_ = substeps;
+  for (const std::uint32_t index : breakableJoints_) joints_[index].breakState.substep = -1;
   for (int i = 0; i < substeps; ++i) {
     // maxSubSteps = 0: Bullet's variable-step mode, exactly one internal step of h.
     world_->stepSimulation(h, 0, h);

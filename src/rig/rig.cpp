@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <unordered_set>
+#include <vector>
 
 namespace handoff {
 
@@ -176,6 +179,47 @@ double restHipHeight(const Skeleton& skeleton) {
     lowest = std::min(lowest, m.transformPoint(skeleton.endSiteOffset[static_cast<size_t>(i)]).y);
   }
   return models[static_cast<size_t>(pelvisJoint(skeleton))].translation.y - lowest;
+}
+
+namespace {
+
+/// Optimal string alignment distance (insertions, deletions, substitutions and transpositions of
+/// neighbours each cost 1), case-insensitive.
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
+  const std::size_t columns = b.size() + 1;
+  std::vector<std::size_t> d((a.size() + 1) * columns);
+  const auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * columns + j]; };
+  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
+        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+      }
+    }
+  }
+  return at(a.size(), b.size());
+}
+
+}  // namespace
+
+std::string didYouMean(std::string_view word, std::span<const std::string> candidates) {
+  if (word.size() > 200) return "";  // not a typo; keep the cost bounded
+  const std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(3, word.size() / 3));
+  const std::string* best = nullptr;
+  std::size_t bestDistance = limit + 1;
+  for (const std::string& candidate : candidates) {
+    if (candidate.size() > word.size() + limit || word.size() > candidate.size() + limit) continue;
+    const std::size_t distance = editDistance(word, candidate);
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = &candidate;
+    }
+  }
+  return best ? " (did you mean '" + *best + "'?)" : "";
 }
 
 std::string validUtf8(std::string_view text) {

@@ -219,6 +219,75 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     checks.back().note = fmt("largest joint error then %.2f deg", hit.maxAtReturn * kDegPerRad);
   }
 
+  // Breakable joints (SPEC section 6): each broke at its limit (under it at the end of the frame
+  // before, over it in the substep it broke), the split ragdoll kept its other joints together,
+  // and the character stayed down.
+  for (const JointBreakMetrics& b : r.jointBreaks) {
+    const std::string at = "@" + b.name;
+    const double limit = b.byTorque ? b.breakTorque : b.breakForce;
+    const double load = b.byTorque ? b.torque : b.force;
+    const char* unit = b.byTorque ? "N m" : "N";
+    const std::string what = "joint '" + b.name + "' broke at " + fmt("%.3f s", b.time) +
+                             (b.byTorque ? " by torque" : " by force");
+    checks.push_back(
+        atMost("break.held_below_limit" + at,
+               what + ": the load it carried at the end of the frame before (its limit: the threshold)", unit,
+               b.loadBefore, limit));
+    checks.push_back(
+        atLeast("break.at_limit" + at,
+                what + ": the load it reported in the substep it broke (its limit: the threshold; "
+                       "with the row above, the limit lies within the last frame's change of the load)",
+                unit, load, limit));
+    checks.back().note = fmt("reported %.1f N, %.2f N m", b.force, b.torque) +
+                         fmt("; largest change of the load over a frame before: %.1f", b.worstFrameChange);
+    checks.push_back(
+        atMost("break.no_other_joint_stretch" + at,
+               what + ": largest anchor separation of any joint still whole, from the break to the end", "mm",
+               b.otherJointsMaxStretch * 1e3, 10.0));
+    checks.push_back(
+        atMost("break.stays_down" + at,
+               what + ": frames after the break out of Ragdoll (a broken character never gets up)", "frames",
+               b.framesNotRagdoll, 0.0));
+  }
+
+  // Returns to animation (issue 19): the kinematic bodies reach the resumed animation no faster
+  // than its own motion + 1 m/s, the displayed attachments without a jump.
+  for (size_t i = 0; i < r.returns.size(); ++i) {
+    const ReturnMetrics& m = r.returns[i];
+    const std::string at = r.returns.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string cap = m.from == "getup" ? "recovery." : "powered.";
+    const std::string when = fmt("back to animation at %.3f s", m.time) + " (from " + m.from + ")";
+    checks.push_back(
+        atMost(cap + "return_body_speed" + at,
+               when + fmt(": worst body speed per frame beyond the resumed animation's own, over "
+                          "the blend back (%.0f frames)",
+                          static_cast<double>(m.frames)),
+               "m/s", m.worstBodySpeedExcess, 1.0));
+    checks.back().note =
+        (m.worstBody.empty() ? std::string("no body beyond its own motion") : "on " + m.worstBody) +
+        fmt("; fastest body %.2f m/s", m.worstBodySpeed);
+    checks.push_back(atMost(cap + "return_attachment_jump_per_frame" + at,
+                            when + ": displayed attachment (bones without a body, the tips of the hands and "
+                                   "head) move per frame beyond the resumed animation's own",
+                            "mm", m.worstAttachmentJump * 1e3, 20.0));
+    checks.back().note =
+        (m.worstAttachment.empty() ? std::string("no attachment beyond its own motion")
+                                   : "on " + m.worstAttachment) +
+        fmt("; pelvis %.1f mm, feet %.1f mm", m.worstPelvisJump * 1e3, m.worstFootJump * 1e3);
+  }
+
+  // A look-at owning a bone (issue 19): shown as the gaze asked in every frame.
+  if (r.lookAt) {
+    checks.push_back(atMost("lookat.head_vs_gaze",
+                            "look-at head error vs gaze target: the displayed bone's world rotation against "
+                            "its displayed parent's times the local the look-at gave it, worst frame",
+                            "deg", r.lookAt->worstHeadError * kDegPerRad, 0.1));
+    checks.back().note =
+        fmt("%.0f frames; aim vs the target itself (the gaze works from the last frame's "
+            "parent) worst %.2f deg",
+            static_cast<double>(r.lookAt->frames), r.lookAt->worstAimError * kDegPerRad);
+  }
+
   // Scenario expectations beyond the pop allowance.
   for (const auto& [name, value] : s.expectations) {
     if (name == "max_pop_mm") continue;
@@ -228,6 +297,9 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
       checks.push_back(atMost("robustness.max_joint_stretch",
                               "largest joint anchor separation over the whole run", "mm", worst * 1e3,
                               value));
+    } else if (name == "joint_breaks") {
+      checks.push_back(atLeast("break.count", "joints that broke", "count",
+                               static_cast<double>(r.jointBreaks.size()), value));
     } else if (name == "recovered") {
       const double finished = static_cast<double>(std::count_if(
           r.recoveries.begin(), r.recoveries.end(), [](const RecoveryMetrics& m) { return m.finished; }));

@@ -95,6 +95,26 @@ json hitReactionsJson(const std::vector<HitReactionMetrics>& hits) {
   return out;
 }
 
+json limitJson(double v) { return std::isfinite(v) ? json(v) : json("inf"); }
+
+json jointBreaksJson(const std::vector<JointBreakMetrics>& breaks) {
+  json out = json::array();
+  for (const JointBreakMetrics& b : breaks) {
+    out.push_back({{"joint", b.name},
+                   {"time", b.time},
+                   {"force", b.force},
+                   {"torque", b.torque},
+                   {"breakForce", limitJson(b.breakForce)},
+                   {"breakTorque", limitJson(b.breakTorque)},
+                   {"byTorque", b.byTorque},
+                   {"loadBefore", b.loadBefore},
+                   {"worstFrameChange", b.worstFrameChange},
+                   {"otherJointsMaxStretch", b.otherJointsMaxStretch},
+                   {"framesNotRagdoll", b.framesNotRagdoll}});
+  }
+  return out;
+}
+
 json checkJson(const ThresholdCheck& c) {
   return {{"name", c.name},
           {"value", c.ran ? json(c.value) : json(nullptr)},
@@ -143,6 +163,21 @@ json scenarioJson(const ScenarioResult& r) {
                           {"worstFootJump", m.worstFootJump},
                           {"getUpTail", m.getUpTail}});
   }
+  json returns = json::array();
+  for (const ReturnMetrics& m : r.returns) {
+    returns.push_back({{"time", m.time},
+                       {"from", m.from},
+                       {"frames", m.frames},
+                       {"worstBodySpeedExcess", m.worstBodySpeedExcess},
+                       {"worstBody", m.worstBody},
+                       {"worstBodySpeed", m.worstBodySpeed},
+                       {"worstAttachmentJump", m.worstAttachmentJump},
+                       {"worstAttachment", m.worstAttachment},
+                       {"attachmentOwnStep", m.attachmentOwnStep},
+                       {"worstPelvisJump", m.worstPelvisJump},
+                       {"worstFootJump", m.worstFootJump},
+                       {"footOwnStep", m.footOwnStep}});
+  }
   json events = json::array();
   for (const CharacterEvent& e : r.events) {
     events.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
@@ -185,6 +220,10 @@ json scenarioJson(const ScenarioResult& r) {
           {"poweredMaxPositionError", r.poweredMaxPositionError},
           {"poweredMaxRmsJointError", r.poweredMaxRmsJointError},
           {"poweredReturned", r.poweredReturned},
+          {"lookAt", r.lookAt ? json{{"frames", r.lookAt->frames},
+                                     {"worstHeadError", r.lookAt->worstHeadError},
+                                     {"worstAimError", r.lookAt->worstAimError}}
+                              : json(nullptr)},
           {"driveMode", r.driveMode},
           {"driveComparisons", comparisons},
           {"checks", checks},
@@ -192,6 +231,8 @@ json scenarioJson(const ScenarioResult& r) {
           {"baselines", baselines},
           {"recoveries", recoveries},
           {"hitReactions", hitReactionsJson(r.hitReactions)},
+          {"jointBreaks", jointBreaksJson(r.jointBreaks)},
+          {"returns", returns},
           {"events", events},
           {"series", series}};
 }

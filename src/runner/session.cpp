@@ -64,9 +64,18 @@ struct ScenarioSession::Impl {
   std::optional<RecoveryJumpMeasure> recoveryJumps;
   JumpFigures recoveryFigures;  // of the newest recovery
   PoweredTrackingMeasure poweredTracking;
+  JointBreakMeasure jointBreaks;
   PoweredTrackingMetrics poweredFigures;
   runner_detail::RunCounters counters;
   Vec3 lastPelvisWorld{0.0};
+  std::optional<ReturnMeasure> returns;
+  std::vector<Transform> resumedNow, resumedBefore;  // the clip at this frame and the one before
+  // The look-at (Scenario::lookAt): its joint, the local rotation it gave this frame, its measure.
+  int lookAtJoint = -1;
+  Quat lookAtAsked{1.0, 0.0, 0.0, 0.0};
+  std::optional<LookAtMeasure> lookAtMeasure;
+  LookAtMetrics lookAtFigures;
+  std::vector<Transform> lookAtModels;
 
   ScenarioResult result;
 
@@ -75,6 +84,7 @@ struct ScenarioSession::Impl {
   void makeSettings();
   void startReplay();
   void sampleAt(double sceneTime, std::span<Transform> out) const;
+  void lookAt(std::span<Transform> animation);
   bool due(double t) const;
   bool applyPre(const ScenarioEvent& e);
   void collectDue(double t);
@@ -105,6 +115,7 @@ struct ScenarioSession::Impl {
 void ScenarioSession::Impl::createWorld() {
   WorldSettings ws;
   ws.gravity = s.world.gravity;
+  ws.solverIterations = s.settings.solverIterations;
   world = createBulletWorld(ws);
   if (s.world.ground.enabled) {
     world->addGroundPlane(Vec3{0, 1, 0}, s.world.ground.height, s.world.ground.friction);
@@ -126,6 +137,7 @@ void ScenarioSession::Impl::makeSettings() {
   // hitReaction: pelvis and feet pinned, back to animation once settled), with the scenario's
   // drive solver as `powered` and `partial` have it (the default, implicit, is the library's).
   cs.hitReaction.solver = s.settings.driveSolver;
+  cs.animationOwnedBones = s.settings.animationOwnedBones;
 }
 
 void ScenarioSession::Impl::startReplay() {
@@ -164,7 +176,15 @@ Status ScenarioSession::Impl::create() {
   // Events at t = 0 that change the start (teleport, clip, wall) apply before the character exists.
   collectDue(0.0);
   teleportPending = false;  // the start is not a jump
+  if (s.lookAt) {
+    lookAtJoint = skeleton.findJoint(s.lookAt->bone);
+    if (lookAtJoint < 0 || skeleton.parents[static_cast<size_t>(lookAtJoint)] == kNoParent) {
+      return Error{"lookAt.bone: '" + s.lookAt->bone + "' is not a bone under the skeleton's root"};
+    }
+    lookAtModels.resize(jointCount);
+  }
   sampleAt(0.0, locals);
+  lookAt(locals);
   Result<std::unique_ptr<Character>> created =
       Character::create(*world, l->asset, skeleton, cs, root, locals);
   if (!created) return Error{"character: " + created.error()};
@@ -178,6 +198,10 @@ Status ScenarioSession::Impl::create() {
   pelvisBody = std::max(0, asset.bodyForSlot(Slot::Pelvis));
   result.pelvisBody = asset.bodies[static_cast<size_t>(pelvisBody)].name;
   recoveryJumps.emplace(*ch);
+  if (lookAtJoint >= 0) lookAtMeasure.emplace(*ch, lookAtJoint);
+  returns.emplace(*ch);
+  resumedNow.resize(jointCount);
+  resumedBefore.resize(jointCount);
   lastPelvisWorld = world->transform(ch->ragdoll().body(pelvisBody)).translation;
 
   runPostEvents(0.0);
@@ -190,6 +214,27 @@ Status ScenarioSession::Impl::create() {
 
 void ScenarioSession::Impl::sampleAt(double sceneTime, std::span<Transform> out) const {
   clip->sample(clipStart + clipSpeed * (sceneTime - clipSceneStart), wrap, out);
+}
+
+// The look-at, as a game's gaze system: the bone's local rotation turned toward the target from
+// its parent as displayed at the last frame (at t = 0, as the animation poses it).
+void ScenarioSession::Impl::lookAt(std::span<Transform> animation) {
+  if (lookAtJoint < 0) return;
+  const Skeleton& skeleton = l->character->skeleton;
+  const auto joint = static_cast<size_t>(lookAtJoint);
+  const auto parent = static_cast<size_t>(skeleton.parents[joint]);
+  Transform worldFromParent;
+  if (ch) {
+    localToModel(skeleton, ch->displayLocals(), lookAtModels);
+    worldFromParent = ch->displayRoot() * lookAtModels[parent];
+  } else {
+    localToModel(skeleton, animation, lookAtModels);
+    worldFromParent = root * lookAtModels[parent];
+  }
+  Transform& local = animation[joint];
+  local.rotation = lookAtLocalRotation(skeleton, lookAtJoint, l->asset->modelForward, worldFromParent,
+                                       local.translation, s.lookAt->target, local.rotation);
+  lookAtAsked = local.rotation;
 }
 
 bool ScenarioSession::Impl::due(double t) const {
@@ -277,6 +322,9 @@ void ScenarioSession::Impl::commit(double t) {
   // "sample more densely"). Right after a teleport it is sampled at the new place, as a game
   // would: the jump stays between the older samples and gives no velocity.
   sampleAt(t - dt / 8, dense);
+  const Quat asked = lookAtAsked;
+  lookAt(dense);
+  lookAtAsked = asked;  // the frame's own input keeps its figure
   const AnimationInput d{t - dt / 8, root, dense, false};
   measure(ch->goRagdoll(&d), t, "handoff");
 }
@@ -390,7 +438,17 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   if (follow.open()) follow.observe(*ch, t, result.handoffs[static_cast<size_t>(openHandoff)]);
   if (hit.open()) hit.observe(*ch, input, t, result.hitReactions[static_cast<size_t>(openHit)]);
   if (ch->blockingRepresentations() != 1) ++counters.blockingViolations;
+  jointBreaks.observe(*ch, result.jointBreaks);
   measureRecovery();
+  // The animation the character returns to: the played clip, this frame and the one before, on
+  // the root it plays on now.
+  sampleAt(t, resumedNow);
+  sampleAt(std::max(clipSceneStart, t - dt), resumedBefore);
+  returns->observe(*ch, *world, root, resumedNow, resumedBefore, t, result.returns);
+  if (lookAtMeasure) {
+    lookAtMeasure->observe(*ch, lookAtAsked, s.lookAt->target, lookAtFigures);
+    result.lookAt = lookAtFigures;
+  }
 }
 
 // Recovery jumps of the displayed pelvis and feet beyond the get-up clip's own motion, into the
@@ -498,6 +556,7 @@ bool ScenarioSession::Impl::playFrame() {
   collectDue(t1);
   const bool teleportThisFrame = teleportPending;
   sampleAt(t1, locals);
+  lookAt(locals);
   const AnimationInput input{t1, root, locals, teleportThisFrame};
   if (Status st = ch->preStep(input, dt); !st) {
     result.error = "frame " + std::to_string(k + 1) + ": " + st.error();

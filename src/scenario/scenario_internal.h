@@ -7,10 +7,6 @@
 
 namespace handoff::scenario_detail {
 
-/// " (did you mean 'x'?)" for the closest candidate (case-insensitive edit distance within about a
-/// third of the word's length), or "" when nothing is close.
-std::string didYouMean(std::string_view word, std::span<const std::string> candidates);
-
 /// Shortest text that reads back as the same double ("0.5", "-1", "1e+300").
 std::string formatNumber(double value);
 

@@ -240,7 +240,7 @@ class Reader {
           std::any_of(allowed.begin(), allowed.end(), [&](const char* k) { return it.key() == k; });
       if (known) continue;
       std::vector<std::string> names(allowed.begin(), allowed.end());
-      const std::string suggestion = scenario_detail::didYouMean(it.key(), names);
+      const std::string suggestion = didYouMean(it.key(), names);
       std::string message = "unknown field '" + it.key() + "'" + context + suggestion;
       if (suggestion.empty()) {
         message += "; allowed:";
@@ -352,8 +352,7 @@ class Reader {
     }
     std::vector<std::string> names;
     for (const auto& entry : table) names.emplace_back(entry.first);
-    std::string message =
-        "unknown " + std::string(what) + " '" + text + "'" + scenario_detail::didYouMean(text, names);
+    std::string message = "unknown " + std::string(what) + " '" + text + "'" + didYouMean(text, names);
     message += "; expected one of";
     for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : " ") + names[i];
     fail(path, message);
@@ -578,13 +577,14 @@ ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& p
 ScenarioSettings readSettings(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
   r.checkKeys(value, path,
-              {"dt", "substeps", "handoffMode", "displayBlendTime", "maxLinearSpeed", "maxAngularSpeed",
-               "teleportDistance", "driveMode", "stepTime", "limitLookAhead", "jointConsistency",
-               "staticContacts"});
+              {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
+               "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead",
+               "jointConsistency", "staticContacts", "animationOwnedBones"});
   ScenarioSettings s;
   HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
   s.substeps = r.integer(value, path, "substeps", s.substeps, 1, 64);
+  s.solverIterations = r.integer(value, path, "solverIterations", s.solverIterations, 1, 1000);
   h.mode = r.choice(value, path, "handoffMode", h.mode, kHandoffModes);
   h.displayBlendTime = r.number(value, path, "displayBlendTime", h.displayBlendTime, kDuration);
   h.maxLinearSpeed = r.number(value, path, "maxLinearSpeed", h.maxLinearSpeed, Range{0.0, 1000.0, true, false});
@@ -598,7 +598,35 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   h.limitLookAhead = r.number(value, path, "limitLookAhead", h.limitLookAhead, Range{0.0, 1.0, false, false});
   h.jointConsistency = r.boolean(value, path, "jointConsistency", h.jointConsistency);
   h.staticContacts = r.boolean(value, path, "staticContacts", h.staticContacts);
+  if (const json* owned = Reader::find(value, "animationOwnedBones")) {
+    const std::string where = childPath(path, "animationOwnedBones");
+    r.expectArray(*owned, where);
+    for (std::size_t i = 0; i < owned->size(); ++i) {
+      const json& bone = (*owned)[i];
+      const std::string at = indexPath(where, i);
+      if (!bone.is_string()) r.fail(at, "expected a bone name, got " + describe(bone));
+      std::string name = bone.get<std::string>();
+      if (name.empty()) r.fail(at, "must not be empty");
+      const auto seen = std::find(s.animationOwnedBones.begin(), s.animationOwnedBones.end(), name);
+      if (seen != s.animationOwnedBones.end()) {
+        r.fail(at, "'" + name + "' is already listed at " +
+                       indexPath(where, static_cast<std::size_t>(seen - s.animationOwnedBones.begin())));
+      }
+      s.animationOwnedBones.push_back(std::move(name));
+    }
+  }
   return s;
+}
+
+ScenarioLookAt readLookAt(const Reader& r, const json& value, const std::string& path) {
+  r.expectObject(value, path);
+  r.checkKeys(value, path, {"bone", "target"});
+  ScenarioLookAt lookAt;
+  if (!Reader::find(value, "bone")) r.fail(childPath(path, "bone"), "missing (required)");
+  lookAt.bone = r.string(value, path, "bone", "", false);
+  if (!Reader::find(value, "target")) r.fail(childPath(path, "target"), "missing (required)");
+  lookAt.target = r.vec3(value, path, "target", Vec3{0.0}, kPosition);
+  return lookAt;
 }
 
 ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::string& path) {
@@ -694,8 +722,8 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
             for (int i = 0; i < static_cast<int>(BodyRegion::Count); ++i) {
               names.emplace_back(bodyRegionName(static_cast<BodyRegion>(i)));
             }
-            std::string message = "unknown region '" + it.key() + "'" +
-                                  scenario_detail::didYouMean(it.key(), names) + "; expected one of";
+            std::string message =
+                "unknown region '" + it.key() + "'" + didYouMean(it.key(), names) + "; expected one of";
             for (std::size_t i = 0; i < names.size(); ++i) message += (i ? ", " : " ") + names[i];
             r.fail(where, message);
           }
@@ -749,7 +777,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (!root.is_object()) r.fail("", "expected a JSON object at the top level, got " + describe(root));
   r.checkKeys(root, "",
               {"version", "name", "description", "character", "ragdoll", "clip", "root", "world", "settings",
-               "recovery", "events", "endTime", "expectations"});
+               "recovery", "lookAt", "events", "endTime", "expectations"});
   Scenario s;
   s.sourceName = sourceName;
   s.baseDir = std::filesystem::path(sourceName).parent_path().string();
@@ -770,6 +798,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (const json* v = Reader::find(root, "world")) s.world = readWorld(r, *v, "world");
   if (const json* v = Reader::find(root, "settings")) s.settings = readSettings(r, *v, "settings");
   if (const json* v = Reader::find(root, "recovery")) s.recovery = readRecovery(r, *v, "recovery");
+  if (const json* v = Reader::find(root, "lookAt")) s.lookAt = readLookAt(r, *v, "lookAt");
 
   std::optional<std::size_t> endEvent;
   if (const json* events = Reader::find(root, "events")) {
@@ -996,6 +1025,7 @@ std::string saveScenarioJson(const Scenario& s) {
   ojson settings = ojson::object();
   settings["dt"] = st.dt;
   settings["substeps"] = st.substeps;
+  if (st.solverIterations != defaults.solverIterations) settings["solverIterations"] = st.solverIterations;
   if (h.mode != dh.mode) settings["handoffMode"] = nameIn(kHandoffModes, h.mode);
   if (h.displayBlendTime != dh.displayBlendTime) settings["displayBlendTime"] = h.displayBlendTime;
   if (h.maxLinearSpeed != dh.maxLinearSpeed) settings["maxLinearSpeed"] = h.maxLinearSpeed;
@@ -1006,6 +1036,7 @@ std::string saveScenarioJson(const Scenario& s) {
   if (h.limitLookAhead != dh.limitLookAhead) settings["limitLookAhead"] = h.limitLookAhead;
   if (h.jointConsistency != dh.jointConsistency) settings["jointConsistency"] = h.jointConsistency;
   if (h.staticContacts != dh.staticContacts) settings["staticContacts"] = h.staticContacts;
+  if (!st.animationOwnedBones.empty()) settings["animationOwnedBones"] = st.animationOwnedBones;
   out["settings"] = settings;
 
   const ScenarioRecovery dr;
@@ -1022,6 +1053,7 @@ std::string saveScenarioJson(const Scenario& s) {
   if (se.maxAngularSpeed != dr.settle.maxAngularSpeed) recovery["settleAngularSpeed"] = se.maxAngularSpeed;
   if (s.recovery.completeGetUps != dr.completeGetUps) recovery["completeGetUps"] = s.recovery.completeGetUps;
   out["recovery"] = recovery;
+  if (s.lookAt) out["lookAt"] = ojson{{"bone", s.lookAt->bone}, {"target", vec3Json(s.lookAt->target)}};
 
   ojson events = ojson::array();
   for (const ScenarioEvent& event : s.events) {

@@ -19,47 +19,6 @@ namespace handoff {
 
 namespace scenario_detail {
 
-namespace {
-
-/// Optimal string alignment distance (insertions, deletions, substitutions and transpositions of
-/// neighbours each cost 1), case-insensitive.
-std::size_t editDistance(std::string_view a, std::string_view b) {
-  const auto lower = [](char c) { return std::tolower(static_cast<unsigned char>(c)); };
-  const std::size_t columns = b.size() + 1;
-  std::vector<std::size_t> d((a.size() + 1) * columns);
-  const auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * columns + j]; };
-  for (std::size_t i = 0; i <= a.size(); ++i) at(i, 0) = i;
-  for (std::size_t j = 0; j <= b.size(); ++j) at(0, j) = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
-        at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
-      }
-    }
-  }
-  return at(a.size(), b.size());
-}
-
-}  // namespace
-
-std::string didYouMean(std::string_view word, std::span<const std::string> candidates) {
-  if (word.size() > 200) return "";  // not a typo; keep the cost bounded
-  const std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(3, word.size() / 3));
-  const std::string* best = nullptr;
-  std::size_t bestDistance = limit + 1;
-  for (const std::string& candidate : candidates) {
-    if (candidate.size() > word.size() + limit || word.size() > candidate.size() + limit) continue;
-    const std::size_t distance = editDistance(word, candidate);
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = &candidate;
-    }
-  }
-  return best ? " (did you mean '" + *best + "'?)" : "";
-}
-
 std::string validUtf8(const std::string& text) { return handoff::validUtf8(text); }
 
 std::string formatNumber(double value) {
@@ -75,7 +34,6 @@ std::string formatNumber(double value) {
 
 }  // namespace scenario_detail
 
-using scenario_detail::didYouMean;
 using scenario_detail::formatNumber;
 
 Quat yawRotation(double yaw) { return glm::angleAxis(yaw, Vec3{0.0, 1.0, 0.0}); }
@@ -284,6 +242,17 @@ void checkBody(const std::string& name, const std::string& path, const Skeleton&
                          " (a bone of the character or a slot name such as 'chest')");
 }
 
+/// A bone (exact name, not a slot) that the animation keeps: one of the skeleton, not its root.
+void checkOwnedBone(const std::string& name, const std::string& path, const Skeleton& skeleton,
+                    Problems& problems) {
+  const int joint = skeleton.findJoint(name);
+  if (joint < 0) {
+    problems.add(path, "no bone named '" + name + "'" + didYouMean(name, skeleton.jointNames));
+  } else if (skeleton.parents[static_cast<std::size_t>(joint)] == kNoParent) {
+    problems.add(path, "'" + name + "' is the skeleton's root, which the physics pose is written against");
+  }
+}
+
 /// Every clip reference of a scenario with its JSON path.
 std::vector<std::pair<std::string, const ScenarioClip*>> clipRefs(const Scenario& scenario,
                                                                   bool withRecovery) {
@@ -316,6 +285,12 @@ void validateAgainst(const Scenario& scenario, const ImportedAsset& character, P
       }
     }
   }
+  const std::vector<std::string>& owned = scenario.settings.animationOwnedBones;
+  for (std::size_t i = 0; i < owned.size(); ++i) {
+    checkOwnedBone(owned[i], "settings.animationOwnedBones[" + std::to_string(i) + "]", character.skeleton,
+                   problems);
+  }
+  if (scenario.lookAt) checkOwnedBone(scenario.lookAt->bone, "lookAt.bone", character.skeleton, problems);
 }
 
 std::string readText(const std::string& path, bool& ok) {

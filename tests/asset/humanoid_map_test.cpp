@@ -306,6 +306,15 @@ TEST(HumanoidMap, ExplicitJsonMapOverridesAndFillsTheRest) {
   Result<HumanoidMap> badSlot = mapHumanoidFromJson(s, R"({"tail": "Hips"})", "map.json");
   ASSERT_FALSE(badSlot.ok());
   EXPECT_NE(badSlot.error().find("unknown slot 'tail'"), std::string::npos) << badSlot.error();
+  Result<HumanoidMap> typo = mapHumanoidFromJson(s, R"({"upperarm_l": "LeftArm"})", "map.json");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.error().find("upperarm_l: unknown slot 'upperarm_l' (did you mean 'upper_arm_l'?)"),
+            std::string::npos)
+      << typo.error();
+  Result<HumanoidMap> field = mapHumanoidFromJson(s, R"({"version": 1, "slot": {}})", "map.json");
+  ASSERT_FALSE(field.ok());
+  EXPECT_NE(field.error().find("slot: unknown field 'slot' (did you mean 'slots'?)"), std::string::npos)
+      << field.error();
   Result<HumanoidMap> badBone = mapHumanoidFromJson(s, R"({"head": "Skull"})", "map.json");
   ASSERT_FALSE(badBone.ok());
   EXPECT_NE(badBone.error().find("no bone 'Skull'"), std::string::npos) << badBone.error();

@@ -66,6 +66,7 @@ void expectIdentical(const RagdollAsset& a, const RagdollAsset& b) {
                 same(x.preset.driveDamping, y.preset.driveDamping) &&
                 same(x.preset.maxDriveTorque, y.preset.maxDriveTorque));
     EXPECT_TRUE(same(x.breakForce, y.breakForce) && same(x.breakTorque, y.breakTorque));
+    EXPECT_EQ(x.adjacentCollision, y.adjacentCollision);
   }
 }
 
@@ -84,6 +85,7 @@ TEST(AssetJson, RoundTripIsLossless) {
     SCOPED_TRACE(file);
     RagdollAsset asset = builtAsset(file);
     asset.joints[0].breakForce = 1234.5;   // finite and infinite break limits both survive
+    asset.joints[1].adjacentCollision = true;
     asset.bodies[1].friction = 0.1 + 0.2;  // a double with no short decimal form
     asset.bodies[2].linearDamping = -0.0 + 1e-300;
     const std::string text = saveRagdollJson(asset);
@@ -94,6 +96,26 @@ TEST(AssetJson, RoundTripIsLossless) {
     expectIdentical(asset, *loaded);
     EXPECT_EQ(saveRagdollJson(*loaded), text);
   }
+}
+
+// The engine joint carries the switch: built assets keep adjacent bodies apart, a file that turns
+// it on makes the joint's two bodies collide (what `handoff diagnose` toggles).
+TEST(AssetJson, AdjacentCollisionReachesTheEngineJoint) {
+  RagdollAsset asset = builtAsset("deepmimic/humanoid3d_run.bvh");
+  std::vector<BodyId> bodies(asset.bodies.size());
+  for (size_t i = 0; i < bodies.size(); ++i) bodies[i].value = static_cast<std::uint32_t>(i);
+  for (const JointDef& def : asset.joints) {
+    EXPECT_FALSE(def.adjacentCollision) << def.name;
+    EXPECT_FALSE(jointDescFor(def, bodies).collideConnected) << def.name;
+  }
+  asset.joints[3].adjacentCollision = true;
+  const JointDesc on = jointDescFor(asset.joints[3], bodies);
+  EXPECT_TRUE(on.collideConnected);
+  EXPECT_EQ(on.bodyA.value, static_cast<std::uint32_t>(asset.joints[3].parentBody));
+  Result<RagdollAsset> loaded = loadRagdollJson(saveRagdollJson(asset), "on.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_TRUE(loaded->joints[3].adjacentCollision);
+  EXPECT_FALSE(loaded->joints[2].adjacentCollision);
 }
 
 TEST(AssetJson, InvalidUtf8BoneNameIsReplacedNotThrown) {
@@ -163,6 +185,7 @@ TEST(AssetJson, PartialFileLoadsWithDefaults) {
   EXPECT_EQ(j.preset.angularLower, spine.angularLower);
   EXPECT_EQ(j.preset.driveStiffness, spine.driveStiffness);
   EXPECT_TRUE(std::isinf(j.breakForce));
+  EXPECT_FALSE(j.adjacentCollision);  // adjacent bodies never collide unless the file says so
   // It validates against a matching two-joint skeleton: anchors meet at the spine joint.
   Skeleton s;
   addJoint(s, "Hips", kNoParent, {0.0, 1.0, 0.0});
@@ -172,18 +195,24 @@ TEST(AssetJson, PartialFileLoadsWithDefaults) {
   }
 }
 
-TEST(AssetJson, UnknownFieldsWarnWithTheirPath) {
+// The same policy as the scenario loader: an unknown field is an error naming its path, with the
+// closest known field when one is close, else the allowed ones.
+TEST(AssetJson, UnknownFieldsAreErrorsNamingTheirPath) {
   std::string text = kPartial;
   text.replace(text.find("\"version\": 1,"), 13, "\"version\": 1, \"colour\": \"red\",");
-  text.replace(text.find("\"mass\": 10"), 10, "\"mass\": 10, \"density\": 1000");
+  text.replace(text.find("\"mass\": 10"), 10, "\"mass\": 10, \"mas\": 1000");
   std::vector<Finding> findings;
   Result<RagdollAsset> a = loadRagdollJson(text, "partial.json", &findings);
-  ASSERT_TRUE(a.ok()) << a.error();
-  ASSERT_EQ(findings.size(), 2u);
-  EXPECT_EQ(findings[0].code, "unknown_field");
-  EXPECT_EQ(findings[0].severity, Finding::Severity::Warning);
-  EXPECT_EQ(findings[0].subject, "colour");
-  EXPECT_EQ(findings[1].subject, "bodies[0].density");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().find("partial.json"), std::string::npos) << a.error();
+  EXPECT_NE(a.error().find("bodies[0].mas: unknown field 'mas' (did you mean 'mass'?)"), std::string::npos)
+      << a.error();
+  EXPECT_NE(a.error().find("colour: unknown field 'colour'; allowed: format version skeleton"),
+            std::string::npos)
+      << a.error();
+  int errors = 0;
+  for (const Finding& f : findings) errors += f.severity == Finding::Severity::Error;
+  EXPECT_EQ(errors, 2);
 }
 
 struct BadCase {
@@ -217,6 +246,8 @@ TEST(AssetJson, WrongTypesAndRangesAreRejectedNamingTheField) {
        "must be >= 0"},
       {"\"name\": \"Spine\", \"body", "\"name\": \"Spine\", \"maxTorque\": \"lots\", \"body",
        "joints[0].maxTorque", "expected a number or \"inf\""},
+      {"\"name\": \"Spine\", \"body", "\"name\": \"Spine\", \"adjacentCollision\": 1, \"body",
+       "joints[0].adjacentCollision", "expected true or false, got number"},
   };
   for (const BadCase& c : cases) {
     std::string text = kPartial;

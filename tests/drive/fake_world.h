@@ -20,6 +20,8 @@ class RecordingWorld final : public PhysicsWorld {
   };
   std::vector<Body> bodies;
   std::vector<JointMotorSettings> motors;  ///< Per joint id, the last settings handed over.
+  /// Per joint id, what jointBreakState reports: the fake measures no force, a test sets a break.
+  std::vector<JointBreakState> breaks;
 
   BodyId addBody(const Transform& worldFromBody, const Vec3& omega = Vec3{0.0}) {
     bodies.push_back(Body{worldFromBody, Vec3{0.0}, omega});
@@ -30,6 +32,7 @@ class RecordingWorld final : public PhysicsWorld {
   void destroyBody(BodyId) override {}
   Result<JointId> createJoint(const JointDesc&) override {
     motors.emplace_back();
+    breaks.emplace_back();
     return JointId{static_cast<std::uint32_t>(motors.size() - 1)};
   }
   void destroyJoint(JointId) override {}
@@ -67,6 +70,7 @@ class RecordingWorld final : public PhysicsWorld {
   void setPairCollision(BodyId, BodyId, bool) override {}
   Quat jointRelativeRotation(JointId) const override { return Quat{1.0, 0.0, 0.0, 0.0}; }
   double jointAnchorSeparation(JointId) const override { return 0.0; }
+  JointBreakState jointBreakState(JointId j) const override { return breaks.at(j.value); }
   void step(double, int) override {}
   const StepStats& lastStepStats() const override { return stats_; }
   const WorldSettings& settings() const override { return settings_; }

@@ -230,12 +230,14 @@ TEST_F(WorkbenchTest, TuningTheKneeReplaysTheFallFromBeforeTheTrigger) {
 
 TEST_F(WorkbenchTest, SettingsGoThroughTheScenarioAndResetToTheOpenedOnes) {
   play(0.2);
-  ASSERT_TRUE(wb_->tune(
-      J(R"({"settings": {"displayBlendTime": 0.3, "substeps": 4}, "recovery": {"settleWindow": 0.8}})")));
+  ASSERT_TRUE(wb_->tune(J(
+      R"({"settings": {"displayBlendTime": 0.3, "substeps": 4, "solverIterations": 12}, "recovery": {"settleWindow": 0.8}})")));
   EXPECT_EQ(wb_->scenario().settings.handoff.displayBlendTime, 0.3);
   EXPECT_EQ(wb_->scenario().settings.substeps, 4);
   EXPECT_EQ(wb_->scenario().recovery.settle.window, 0.8);
   EXPECT_EQ(wb_->state()["settings"]["substeps"], 4);
+  EXPECT_EQ(wb_->scenario().settings.solverIterations, 12);
+  EXPECT_EQ(wb_->state()["settings"]["solverIterations"], 12);
   ASSERT_TRUE(wb_->tune(J(R"({"resetSettings": true})")));
   EXPECT_EQ(wb_->scenario().settings, ScenarioSettings{});
   EXPECT_EQ(wb_->scenario().recovery, ScenarioRecovery{});

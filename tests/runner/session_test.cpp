@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -231,6 +232,30 @@ TEST(Session, EventsAddedWhileSteppingReplayBitForBitFromTheSavedScenario) {
 
 // A snapshot while stepping carries the checks on the frames played; ScenarioRunner::run on the
 // same scenario is a session stepped to its end.
+// settings.solverIterations is the world's: the engine reports the iterations it ran, and a
+// ragdoll lying under one iteration stretches its joints more than under the default ten.
+TEST(Session, SolverIterationsReachTheWorld) {
+  ScenarioRunner runner(dataOptions());
+  double stretch[2] = {0.0, 0.0};
+  for (int k = 0; k < 2; ++k) {
+    Scenario s = baseScenario();
+    s.settings.solverIterations = k == 0 ? 1 : WorldSettings{}.solverIterations;
+    s.events.push_back(eventAt(0.3, ScenarioEvent::Ragdoll{}));
+    Result<std::unique_ptr<ScenarioSession>> session = ScenarioSession::start(runner, s);
+    ASSERT_TRUE(session.ok()) << session.error();
+    ASSERT_TRUE((*session)->step());
+    EXPECT_EQ((*session)->world().lastStepStats().solverIterations, s.settings.solverIterations);
+    while ((*session)->step()) {
+    }
+    const ScenarioResult r = (*session)->finish();
+    ASSERT_TRUE(r.ok) << r.error;
+    for (double v : r.series.maxJointStretch) stretch[k] = std::max(stretch[k], v);
+  }
+  std::printf("largest joint stretch: 1 iteration %.2f mm, %d iterations %.2f mm\n", stretch[0] * 1e3,
+              WorldSettings{}.solverIterations, stretch[1] * 1e3);
+  EXPECT_GT(stretch[0], stretch[1]);
+}
+
 TEST(Session, SnapshotSoFarAndFinishEqualTheRun) {
   Result<Scenario> s =
       loadScenarioFile(std::string(HANDOFF_SOURCE_DIR) + "/scenarios/powered_hit_reaction.json");

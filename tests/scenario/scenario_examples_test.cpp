@@ -20,8 +20,11 @@ const std::string kData = HANDOFF_DATA_DIR;
 
 std::vector<std::string> exampleFiles() {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(kSource + "/scenarios")) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  // The shipped scenarios and the broken ragdolls of `handoff diagnose` (docs/DIAGNOSE.md).
+  for (const char* folder : {"/scenarios", "/scenarios/diagnose"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(kSource + folder)) {
+      if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+    }
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -31,8 +34,9 @@ TEST(ScenarioExamples, TheSuiteIsComplete) {
   std::set<std::string> names;
   for (const std::string& file : exampleFiles()) names.insert(std::filesystem::path(file).stem().string());
   for (const char* required :
-       {"run_handoff", "jump_handoff", "spin_handoff", "punch_handoff", "teleport_handoff",
-        "death_down_steps", "knockdown_getup_supine", "knockdown_getup_prone", "powered_hit_reaction"}) {
+       {"run_handoff", "jump_handoff", "spin_handoff", "punch_handoff", "teleport_handoff", "death_down_steps",
+        "knockdown_getup_supine", "knockdown_getup_prone", "powered_hit_reaction", "arm_break", "adjacent_overlap",
+        "mass_ratio_10", "limits_exclude_pose"}) {
     EXPECT_TRUE(names.count(required)) << "missing scenarios/" << required << ".json";
   }
 }

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace handoff {
 namespace {
@@ -33,10 +34,10 @@ const char* const kComplete = R"({
     "steps": [ { "count": 4, "rise": 0.2, "run": 0.35, "width": 1.5, "origin": [0, 0, -3],
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
-  "settings": { "dt": 0.008333333333333333, "substeps": 4, "handoffMode": "naive_zero_velocity",
-                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false },
+  "settings": { "dt": 0.008333333333333333, "substeps": 4, "solverIterations": 14, "handoffMode": "naive_zero_velocity",
+                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false, "animationOwnedBones": ["Head", "RightHand"] },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
-                "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false },
+                "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false }, "lookAt": { "bone": "Head", "target": [1, 1.6, 3] },
   "events": [
     { "time": 0, "type": "getup_allowed", "allowed": false },
     { "time": 0.1, "type": "clip", "index": 2, "startTime": 0.1, "wrap": "clamp", "speed": 0 },
@@ -87,6 +88,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(std::get<ScenarioEvent::Clip>(s.events[1].payload).clip.speed, 0.0);  // a held pose
   EXPECT_EQ(s.recovery.supine->speed, 1.0);  // get-up clips play at their own rate
   EXPECT_EQ(s.settings.substeps, 4);
+  EXPECT_EQ(s.settings.solverIterations, 14);
   EXPECT_EQ(s.settings.handoff.mode, HandoffMode::ZeroVelocity);
   EXPECT_EQ(s.settings.driveSolver, DriveSolver::Explicit);
   EXPECT_EQ(s.settings.handoff.limitLookAhead, 0.05);
@@ -112,6 +114,10 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(s.events[11].label, "done");
   EXPECT_EQ(s.endTime, 3.0);
   EXPECT_EQ(s.expectations.at("max_pop_mm"), 1.0);
+  EXPECT_EQ(s.settings.animationOwnedBones, (std::vector<std::string>{"Head", "RightHand"}));
+  ASSERT_TRUE(s.lookAt);
+  EXPECT_EQ(s.lookAt->bone, "Head");
+  EXPECT_EQ(s.lookAt->target, (Vec3{1.0, 1.6, 3.0}));
 }
 
 TEST(ScenarioJson, RoundTripIsLosslessAndStable) {
@@ -150,6 +156,7 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.clip.speed, 1.0);
   EXPECT_EQ(s.settings.dt, 1.0 / 60.0);
   EXPECT_EQ(s.settings.substeps, 2);
+  EXPECT_EQ(s.settings.solverIterations, WorldSettings{}.solverIterations);
   // The loader's defaults are the library's: a scenario that names nothing runs what a user of
   // Character with default CharacterSettings gets.
   const CharacterSettings library;
@@ -213,6 +220,37 @@ TEST(ScenarioJsonErrors, WrongTypes) {
               HasSubstr("expectations.max_pop_mm: expected a number, got string"));
 }
 
+// settings.animationOwnedBones and lookAt: names and the gaze target, errors at their paths.
+TEST(ScenarioJsonErrors, OwnedBonesAndLookAt) {
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": "Head"})")),
+              HasSubstr("scenario.json: settings.animationOwnedBones: expected an array, got string 'Head'"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": ["Head", 3]})")),
+              HasSubstr("settings.animationOwnedBones[1]: expected a bone name, got number 3"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": [""]})")),
+              HasSubstr("settings.animationOwnedBones[0]: must not be empty"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": ["Head", "Neck", "Head"]})")),
+              HasSubstr("settings.animationOwnedBones[2]: 'Head' is already listed at "
+                        "settings.animationOwnedBones[0]"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"target": [0, 1, 2]})")),
+              HasSubstr("scenario.json: lookAt.bone: missing (required)"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head"})")),
+              HasSubstr("lookAt.target: missing (required)"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head", "target": [0, 1]})")),
+              HasSubstr("lookAt.target: expected an array of 3 numbers, got an array of 2"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head", "target": [0, 1e9, 0]})")),
+              HasSubstr("lookAt.target[1]: must be <= 10000"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "lookAt": {"bone": "Head", "target": [0, 1, 0], "speed": 1})")),
+              HasSubstr("lookAt: unknown field 'speed'"));
+  // Absent: none, and nothing saved.
+  Result<Scenario> plain = loadScenarioJson(withEvents(""), "scenario.json");
+  ASSERT_TRUE(plain) << plain.error();
+  EXPECT_FALSE(plain->lookAt);
+  EXPECT_TRUE(plain->settings.animationOwnedBones.empty());
+  const std::string saved = saveScenarioJson(*plain);
+  EXPECT_EQ(saved.find("lookAt"), std::string::npos);
+  EXPECT_EQ(saved.find("animationOwnedBones"), std::string::npos);
+}
+
 TEST(ScenarioJsonErrors, BadNesting) {
   EXPECT_THAT(errorOf(R"({"character": {"file": "c.bvh"}, "endTime": 1, "events": {"time": 1}})"),
               HasSubstr("scenario.json: events: expected an array, got object"));
@@ -264,6 +302,8 @@ TEST(ScenarioJsonErrors, NonFiniteAndOverflowingNumbers) {
               HasSubstr("world.steps[0].count: must be <= 500, got 1e+20"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"substeps": 18446744073709551616})")),
               HasSubstr("settings.substeps: must be <= 64"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"solverIterations": 0})")),
+              HasSubstr("settings.solverIterations: must be >= 1"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"dt": 0})")),
               HasSubstr("settings.dt: must be > 0, got 0"));
   EXPECT_THAT(errorOf(R"({"character": {"file": "c.bvh"}, "endTime": 1e300})"),

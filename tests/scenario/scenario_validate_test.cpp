@@ -96,6 +96,24 @@ TEST(ScenarioValidate, UnknownBoneNamesSuggestTheClosest) {
               HasSubstr("events[0].body: no bone named 'Tail' (a bone of the character or a slot name"));
 }
 
+// Bones left to the animation and the look-at's bone: bones of the skeleton (no slot names),
+// never its root.
+TEST(ScenarioValidate, OwnedBonesAndLookAtBone) {
+  Status good = validateScenarioAgainst(
+      load(
+          R"(, "settings": {"animationOwnedBones": ["LeftHand"]}, "lookAt": {"bone": "Chest", "target": [0, 1, 2]})"),
+      tiny());
+  EXPECT_TRUE(good) << good.error();
+  EXPECT_THAT(
+      validationError(load(R"(, "settings": {"animationOwnedBones": ["Chest", "LeftHnd"]})")),
+      HasSubstr("scenario.json: settings.animationOwnedBones[1]: no bone named 'LeftHnd' (did you mean "
+                "'LeftHand'?)"));
+  EXPECT_THAT(validationError(load(R"(, "settings": {"animationOwnedBones": ["Hips"]})")),
+              HasSubstr("settings.animationOwnedBones[0]: 'Hips' is the skeleton's root"));
+  EXPECT_THAT(validationError(load(R"(, "lookAt": {"bone": "head", "target": [0, 1, 2]})")),
+              HasSubstr("lookAt.bone: no bone named 'head'"));
+}
+
 TEST(ScenarioValidate, UnknownClip) {
   EXPECT_THAT(
       validationError(load(R"(, "clip": {"name": "tny"})")),

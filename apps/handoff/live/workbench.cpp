@@ -824,18 +824,19 @@ json Workbench::state() const {
   const ScenarioSettings& st = base_.settings;
   const HandoffSettings& h = st.handoff;
   const double erp = WorldSettings{}.jointErp;
-  j["settings"] = json{
-      {"dt", st.dt},
-      {"substeps", st.substeps},
-      {"handoffMode", saved["settings"].value("handoffMode", std::string("inherit"))},
-      {"displayBlendTime", h.displayBlendTime},
-      {"maxLinearSpeed", h.maxLinearSpeed},
-      {"maxAngularSpeed", h.maxAngularSpeed},
-      {"limitLookAhead", h.limitLookAhead >= 0.0 ? h.limitLookAhead : st.dt * (1.0 + 1.0 / erp)},
-      {"limitLookAheadDerived", h.limitLookAhead < 0.0},
-      {"jointConsistency", h.jointConsistency},
-      {"staticContacts", h.staticContacts},
-      {"driveMode", st.driveSolver == DriveSolver::Explicit ? "explicit" : "implicit"}};
+  j["settings"] =
+      json{{"dt", st.dt},
+           {"substeps", st.substeps},
+           {"solverIterations", st.solverIterations},
+           {"handoffMode", saved["settings"].value("handoffMode", std::string("inherit"))},
+           {"displayBlendTime", h.displayBlendTime},
+           {"maxLinearSpeed", h.maxLinearSpeed},
+           {"maxAngularSpeed", h.maxAngularSpeed},
+           {"limitLookAhead", h.limitLookAhead >= 0.0 ? h.limitLookAhead : st.dt * (1.0 + 1.0 / erp)},
+           {"limitLookAheadDerived", h.limitLookAhead < 0.0},
+           {"jointConsistency", h.jointConsistency},
+           {"staticContacts", h.staticContacts},
+           {"driveMode", st.driveSolver == DriveSolver::Explicit ? "explicit" : "implicit"}};
   const ScenarioRecovery& rec = base_.recovery;
   j["recovery"] = json{{"transitionTime", rec.transition.duration},
                        {"maxPointSpeed", rec.transition.maxPointSpeed},

@@ -1,0 +1,86 @@
+# handoff diagnose on the three broken ragdolls of scenarios/diagnose/ (docs/DIAGNOSE.md): each
+# plain run fails a pop, explosion or stretch row, and the diagnosis names the change that
+# removes it first (the only change that makes every failing row pass), in the table and in
+# --json. A healthy scenario has nothing to diagnose; a scenario whose asset is missing fails
+# naming it.
+foreach(case "adjacent_overlap:adjacent_collision_off:adjacent self-collision off:pop"
+             "mass_ratio_10:equal_masses:masses equal:stretch"
+             "limits_exclude_pose:relax_limits_knee:knee limits relaxed:explosion")
+  string(REPLACE ":" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 cause)
+  list(GET parts 2 label)
+  list(GET parts 3 kind)
+  set(file ${SCENARIOS}/diagnose/${name}.json)
+
+  execute_process(COMMAND ${HANDOFF} --data ${DATA} diagnose ${file} --json
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE progress)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "diagnose ${name} failed (${rc}):\n${progress}\n${json}")
+  endif()
+  # Progress on stderr, one line per run.
+  if(NOT progress MATCHES "plain run\\.\\.\\. [1-9] problem check" OR NOT progress MATCHES "\\[11/11\\] solver iterations 10 -> 11")
+    message(FATAL_ERROR "diagnose ${name}: no progress lines on stderr:\n${progress}")
+  endif()
+  string(JSON problems LENGTH "${json}" problems)
+  set(kinds "")
+  set(summary "")
+  math(EXPR last "${problems} - 1")
+  foreach(i RANGE ${last})
+    string(JSON k GET "${json}" problems ${i} kind)
+    string(JSON n GET "${json}" problems ${i} name)
+    string(JSON v GET "${json}" problems ${i} value)
+    string(JSON t GET "${json}" problems ${i} threshold)
+    if(NOT v GREATER t)
+      message(FATAL_ERROR "diagnose ${name}: problem ${n} = ${v} is not beyond its threshold ${t}")
+    endif()
+    list(APPEND kinds ${k})
+    string(APPEND summary " ${n}=${v} (<= ${t})")
+  endforeach()
+  list(FIND kinds ${kind} found)
+  if(found LESS 0)
+    message(FATAL_ERROR "diagnose ${name}: the plain run shows no ${kind} (${kinds}):${summary}")
+  endif()
+  string(JSON first GET "${json}" changes 0 name)
+  string(JSON verdict GET "${json}" changes 0 verdict)
+  string(JSON effect GET "${json}" changes 0 effect)
+  string(JSON second GET "${json}" changes 1 name)
+  string(JSON secondEffect GET "${json}" changes 1 effect)
+  string(JSON count LENGTH "${json}" changes)
+  if(NOT first STREQUAL cause OR NOT verdict STREQUAL "removes")
+    message(FATAL_ERROR "diagnose ${name}: expected ${cause} first (removes), got ${first} (${verdict}):\n${json}")
+  endif()
+  set(removing 0)
+  math(EXPR lastChange "${count} - 1")
+  foreach(i RANGE ${lastChange})
+    string(JSON v GET "${json}" changes ${i} verdict)
+    if(v STREQUAL "removes")
+      math(EXPR removing "${removing} + 1")
+    endif()
+  endforeach()
+  if(NOT removing EQUAL 1)
+    message(FATAL_ERROR "diagnose ${name}: ${removing} changes remove every problem, expected only ${cause}:\n${json}")
+  endif()
+  message("${name}:${summary}; first ${first} (effect ${effect}), then ${second} (effect ${secondEffect}), ${count} changes")
+
+  # The table names the same change on its first row.
+  execute_process(COMMAND ${HANDOFF} --data ${DATA} diagnose ${file}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE table ERROR_VARIABLE progress)
+  if(NOT rc EQUAL 0 OR NOT table MATCHES "\n +1  ${label}[^\n]* removes ")
+    message(FATAL_ERROR "diagnose ${name}: the table's first row is not '${label} ... removes':\n${table}")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${HANDOFF} --data ${DATA} diagnose ${SCENARIOS}/run_handoff.json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "nothing to diagnose")
+  message(FATAL_ERROR "diagnose run_handoff: expected nothing to diagnose (${rc}):\n${out}\n${err}")
+endif()
+
+set(bad ${WORK}/diagnose_missing_asset.json)
+file(WRITE ${bad} "{\"character\": {\"file\": \"${DATA}/deepmimic/humanoid3d_run.bvh\"}, \"ragdoll\": {\"asset\": \"nowhere.json\"}, \"endTime\": 1}")
+execute_process(COMMAND ${HANDOFF} --data ${DATA} diagnose ${bad} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 0 OR NOT err MATCHES "ragdoll\\.asset")
+  message(FATAL_ERROR "diagnose of a missing asset must fail naming ragdoll.asset; got ${rc}:\n${out}\n${err}")
+endif()
+message("diagnose ok")

@@ -1,0 +1,158 @@
+// Continuity back to animation, bodies included (issue 19, SPEC.md section 7): leaving a get-up
+// and leaving powered mode, the kinematic bodies reach the resumed animation along the display's
+// blend back, never faster than the animation's own motion + 1 m/s in a frame, and the displayed
+// attachment points (bones without a body, the tips of the hands and head) do not jump. Measured
+// with the runner's ReturnMeasure on three rigs falling from their locomotion, getting up and
+// running again, and on the hit reaction's return.
+#include "handoff/controller.h"
+#include "handoff/measure.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "controller/getup_scene.h"
+#include "support/clip_scene.h"
+
+namespace handoff {
+namespace {
+
+using test::kFrame;
+using test::loadCharacter;
+
+// Per return to animation: at most 1 m/s beyond the resumed animation's own body speed, and an
+// attachment's displayed move at most 2 cm per frame beyond its own (the get-up's bound).
+constexpr double kBodySpeedExcess = 1.0;  // [m/s]
+constexpr double kAttachmentJump = 0.02;  // [m]
+
+void printReturn(const char* what, const ReturnMetrics& m) {
+  std::printf(
+      "[ return ] %s: back from %s at %.2f s, %d frames: body speed beyond its own %.3f m/s (%s, fastest "
+      "%.2f m/s), attachment jump %.1f mm (%s; own fastest %.1f mm), pelvis %.1f mm, feet %.1f mm (own "
+      "fastest %.1f mm)\n",
+      what, m.from.c_str(), m.time, m.frames, m.worstBodySpeedExcess, m.worstBody.c_str(), m.worstBodySpeed,
+      m.worstAttachmentJump * 1e3, m.worstAttachment.c_str(), m.attachmentOwnStep * 1e3,
+      m.worstPelvisJump * 1e3, m.worstFootJump * 1e3, m.footOwnStep * 1e3);
+}
+
+struct ReturnRun {
+  std::vector<ReturnMetrics> returns;
+  int bonesWithoutBody = 0;  ///< Attachment points on bones without a body.
+};
+
+// Runs `clip`, falls at `handoffTime`, gets up, runs again from where it stands for 1.5 s.
+ReturnRun fallGetUpAndRun(const test::Character& c, int clip, double handoffTime) {
+  ReturnRun run;
+  std::vector<ReturnMetrics>& returns = run.returns;
+  test::GetUpScene scene;
+  EXPECT_TRUE(scene.start(c, clip, Transform::identity()));
+  if (!scene.ch) return run;
+  Character& ch = *scene.ch;
+  ReturnMeasure measure(ch);
+  for (const ReturnMeasure::Point& p : measure.attachments())
+    run.bonesWithoutBody += p.offset == Vec3{0.0} ? 1 : 0;
+  const auto n = static_cast<size_t>(c.skeleton().jointCount());
+  std::vector<Transform> now(n), before(n);
+  bool fell = false;
+  double resumedAt = -1.0;
+  for (int frame = 0; frame < 60 * 20; ++frame) {
+    scene.step();
+    // The animation the character resumes: the clip at this frame and the one before, one root.
+    c.clip(clip).sample(scene.clipTime, WrapMode::Loop, now);
+    c.clip(clip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, before);
+    measure.observe(ch, *scene.world, scene.root, now, before, scene.animTime, returns);
+    if (!fell && scene.animTime >= handoffTime) {
+      fell = true;
+      if (!scene.goRagdoll()) break;
+    }
+    if (ch.takeRecoveryFinished()) {
+      scene.root =
+          rootToStartClip(c.clip(clip), c.skeleton(), scene.pelvis, c.asset->modelForward, ch.displayRoot());
+      scene.clipTime = 0.0;
+      resumedAt = scene.animTime;
+    }
+    if (resumedAt >= 0.0 && scene.animTime > resumedAt + 1.5) break;
+  }
+  EXPECT_GE(resumedAt, 0.0) << "got up and ran again";
+  return run;
+}
+
+void expectContinuous(const char* what, const std::vector<ReturnMetrics>& returns, const char* from) {
+  ASSERT_EQ(returns.size(), 1u) << what;
+  const ReturnMetrics& m = returns[0];
+  printReturn(what, m);
+  EXPECT_EQ(m.from, from);
+  EXPECT_GT(m.frames, 10) << "the blend back ran";
+  EXPECT_LE(m.worstBodySpeedExcess, kBodySpeedExcess) << what << ": " << m.worstBody;
+  // The display's blend back is the get-up's exit blend (the bodies above follow it only as fast
+  // as allowed): the pelvis within 2 cm per frame of the animation's own move, the feet and the
+  // attachments below the animation's own fastest move of them in a frame (fading the clip's
+  // last frame on a running animation turns the fade's offsets with the limbs; a cut moved a
+  // foot 45-72 cm in one frame, docs/INTEGRATION.md).
+  EXPECT_LE(m.worstPelvisJump, kAttachmentJump) << what;
+  EXPECT_LE(m.worstFootJump, std::max(kAttachmentJump, m.footOwnStep)) << what;
+  EXPECT_LE(m.worstAttachmentJump, std::max(kAttachmentJump, m.attachmentOwnStep))
+      << what << ": " << m.worstAttachment;
+}
+
+TEST(ReturnToAnimation, DeepMimicRunBodiesFollowTheBlendOutOfTheGetUp) {
+  const test::Character& c = loadCharacter("deepmimic/humanoid3d_run.bvh");
+  ASSERT_TRUE(c.asset);
+  expectContinuous("deepmimic run", fallGetUpAndRun(c, 0, 0.5).returns, "getup");
+}
+
+TEST(ReturnToAnimation, CmuJumpBodiesFollowTheBlendOutOfTheGetUp) {
+  const test::Character& c = loadCharacter("cmu/01_01.bvh");
+  ASSERT_TRUE(c.asset);
+  expectContinuous("cmu 01_01", fallGetUpAndRun(c, 0, 3.75).returns, "getup");
+}
+
+TEST(ReturnToAnimation, Mesh2MotionJogBodiesAndFingersFollowTheBlendOutOfTheGetUp) {
+  const test::Character& c = loadCharacter("mesh2motion/human-base-animations.glb");
+  ASSERT_TRUE(c.asset);
+  const int jog = test::clipIndex(c, "Jog_Fwd_Loop");
+  ASSERT_GE(jog, 0);
+  const ReturnRun run = fallGetUpAndRun(c, jog, 0.4);
+  // Its fingers and toes have no body: attachment points as a weapon socket would be.
+  EXPECT_GE(run.bonesWithoutBody, 20);
+  expectContinuous("mesh2motion jog", run.returns, "getup");
+}
+
+// The hit reaction's return: the bodies, dynamic a frame before, go kinematic on the blend from
+// their physics pose instead of onto the animation in one step.
+TEST(ReturnToAnimation, HitReactionBodiesFollowTheBlendBack) {
+  const test::Character& c = loadCharacter("cmu/Boxing_Toes.bvh");
+  ASSERT_TRUE(c.asset);
+  auto world = createBulletWorld();
+  world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+  const auto n = static_cast<size_t>(c.skeleton().jointCount());
+  std::vector<Transform> locals(n);
+  c.clip().sample(0.0, WrapMode::Clamp, locals);  // the guard pose, held
+  // Standing on the ground as scenarios/powered_hit_reaction.json stands it.
+  const Transform root = Transform::fromTranslation(Vec3{0.0, -0.005454, 0.0});
+  auto created = Character::create(*world, c.asset, c.skeleton(), CharacterSettings{}, root, locals);
+  ASSERT_TRUE(created) << created.error();
+  Character& ch = **created;
+  ReturnMeasure measure(ch);
+  std::vector<ReturnMetrics> returns;
+  double time = 0.0;
+  const int chest = c.asset->bodyForSlot(Slot::Chest);
+  for (int frame = 0; frame < 60 * 4; ++frame) {
+    time += kFrame;
+    ASSERT_TRUE(ch.preStep(AnimationInput{time, root, locals, false}, kFrame));
+    world->step(kFrame, 2);
+    ch.postStep(kFrame);
+    measure.observe(ch, *world, root, locals, locals, time, returns);
+    if (frame == 30) {
+      const Vec3 point = world->transform(ch.ragdoll().body(chest)).translation;
+      ASSERT_TRUE(ch.applyImpulse(chest, 150.0 * root.transformVector(-c.asset->modelForward), point));
+    }
+  }
+  expectContinuous("boxing hit reaction", returns, "powered");
+}
+
+}  // namespace
+}  // namespace handoff
