@@ -1,6 +1,14 @@
 # One static library per module (src/<module>/*.cpp), named handoff_<module> with the alias
 # handoff::<module>. Modules are separate targets so each builds and tests on its own.
-set(HANDOFF_WARNINGS -Wall -Wextra -Wpedantic -Werror)
+# Warnings on the project's own targets only (PRIVATE: never on the exported targets' usage
+# requirements, so a consumer's flags stay its own). They are errors only when asked for
+# (HANDOFF_WARNINGS_AS_ERRORS, root CMakeLists.txt): the project's CI and the `dev` preset turn it
+# on; a user's plain configure, find_package or add_subdirectory never gets -Werror, because a
+# newer compiler's new warning must not break someone else's build.
+set(HANDOFF_WARNINGS -Wall -Wextra -Wpedantic)
+if(HANDOFF_WARNINGS_AS_ERRORS)
+  list(APPEND HANDOFF_WARNINGS -Werror)
+endif()
 set(HANDOFF_MODULES "" CACHE INTERNAL "")
 
 # Unity builds (CMAKE_UNITY_BUILD=ON, what scripts/test.sh uses to keep CI short) compile a
@@ -41,6 +49,9 @@ function(handoff_add_module name)
     PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_compile_options(handoff_${lib} PRIVATE ${HANDOFF_WARNINGS})
+  if(NOT HANDOFF_UNITY_LIBRARIES STREQUAL "")
+    set_target_properties(handoff_${lib} PROPERTIES UNITY_BUILD ${HANDOFF_UNITY_LIBRARIES})
+  endif()
   target_link_libraries(handoff_${lib} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   set_target_properties(handoff_${lib} PROPERTIES EXPORT_NAME ${lib})
   set(HANDOFF_MODULES ${HANDOFF_MODULES} handoff_${lib} CACHE INTERNAL "")

@@ -69,7 +69,10 @@ std::string jointName(const Skeleton& s, int j) {
 
 std::string pathString(const Skeleton& s, const std::vector<int>& path) {
   std::string out;
-  for (int j : path) out += (out.empty() ? "" : ">") + jointName(s, j);
+  for (int j : path) {
+    if (!out.empty()) out += '>';
+    out += jointName(s, j);
+  }
   return out;
 }
 

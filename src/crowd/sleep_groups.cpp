@@ -54,15 +54,15 @@ double shapeBoundingRadius(const ShapeDesc& s) {
 SleepGroups::SleepGroups(const RestRule& rule, double margin) : rule_(rule), margin_(margin) {}
 
 Result<int> SleepGroups::add(std::span<const BodyId> bodies, std::span<const double> radii) {
-  if (bodies.empty()) return Error("SleepGroups::add: a ragdoll needs at least one body");
+  if (bodies.empty()) return Error{"SleepGroups::add: a ragdoll needs at least one body"};
   if (radii.size() != bodies.size()) {
-    return Error("SleepGroups::add: " + std::to_string(bodies.size()) + " bodies but " +
-                 std::to_string(radii.size()) + " radii");
+    return Error{"SleepGroups::add: " + std::to_string(bodies.size()) + " bodies but " +
+                 std::to_string(radii.size()) + " radii"};
   }
   for (size_t b = 0; b < radii.size(); ++b) {
     if (!std::isfinite(radii[b]) || radii[b] < 0.0) {
-      return Error("SleepGroups::add: body " + std::to_string(b) + " has radius " + std::to_string(radii[b]) +
-                   " (must be finite and >= 0)");
+      return Error{"SleepGroups::add: body " + std::to_string(b) + " has radius " + std::to_string(radii[b]) +
+                   " (must be finite and >= 0)"};
     }
   }
   Ragdoll r;

@@ -67,7 +67,8 @@ TEST(Pose, RandomLocalModelLocalRoundTrip) {
   Skeleton s;
   const int count = 31;
   for (int i = 0; i < count; ++i) {
-    s.jointNames.push_back("j" + std::to_string(i));
+    // Appended: GCC 12 at -O3 reports a false -Wrestrict in "j" + std::to_string(i).
+    s.jointNames.push_back(std::string("j").append(std::to_string(i)));
     s.parents.push_back(i == 0 ? kNoParent : static_cast<int>(rng() % static_cast<unsigned>(i)));
     s.restLocal.push_back({glm::normalize(Quat{n(rng), n(rng), n(rng), n(rng)}), Vec3{n(rng), n(rng), n(rng)} * 0.3});
     s.endSiteOffset.push_back(Vec3{0});
