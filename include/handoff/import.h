@@ -63,10 +63,7 @@ struct ImportOptions {
   /// Read glTF, FBX, COLLADA and BVH files with Assimp in a child process (POSIX fork): a crash, a
   /// hang or a runaway allocation of Assimp 5.2 on a malformed file that the format checks do not
   /// catch is then an error naming the file, not the end of the calling program. The child sends
-  /// the scene back in Assimp's binary format. Only a process of one thread is forked (a fork of
-  /// a multithreaded process may deadlock in the child on a lock another thread held): with other
-  /// threads running, the file is read in the calling process, after the same format checks.
-  /// false always reads in the calling process. [default true]
+  /// the scene back in Assimp's binary format. false reads in the calling process. [default true]
   bool isolateParser = true;
   /// Wall time the isolated parser may take before it is stopped. [s] [> 0] [default 300]
   double parserTimeLimit = 300.0;
@@ -131,8 +128,8 @@ Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& o
 /// element. EXT_meshopt_compression buffer views and quantized data (KHR_mesh_quantization, meshopt
 /// filters) are decoded with meshoptimizer first, since Assimp 5.2 reads neither; a meshopt mode,
 /// filter or codec version meshoptimizer 0.18 cannot decode is an error naming it.
-/// Thread-safety: the import functions may run concurrently on different files (then, with other
-/// threads running, isolateParser reads in the calling process: see ImportOptions).
+/// Thread-safety: the import functions may run concurrently on different files; with
+/// isolateParser each read forks the process.
 Result<ImportedAsset> importFileData(std::string_view data, const std::string& sourceName,
                                      const ImportOptions& options = {});
 

@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <filesystem>
 #include <fstream>
 #include <new>
 #include <sstream>
@@ -350,20 +349,11 @@ Result<ReadResult> readIsolated(Assimp::Importer& importer, const std::string& s
 }  // namespace isolate
 }  // namespace
 
-int processThreadCount() {
-  std::error_code error;
-  int count = 0;
-  for (std::filesystem::directory_iterator it("/proc/self/task", error), end; !error && it != end;
-       it.increment(error))
-    ++count;
-  return error ? 0 : count;
-}
-
 Result<ReadResult> readAssimp(Assimp::Importer& importer, const std::string& source,
                               const ParserLimits& limits, const std::string& only,
                               const std::function<const aiScene*(Assimp::Importer&)>& read) {
   using namespace isolate;
-  if (limits.isolate && processThreadCount() == 1) return readIsolated(importer, source, limits, only, read);
+  if (limits.isolate) return readIsolated(importer, source, limits, only, read);
   Result<const aiScene*> scene = readHere(importer, source, only, read);
   if (!scene) return Error{scene.error()};
   return ReadResult{scene.value(), metaOf(*scene.value())};

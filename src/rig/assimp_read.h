@@ -38,11 +38,6 @@ struct ParserLimits {
   double memoryMiB = 4096;  ///< Resident memory the child may add to the caller's. [MiB] [> 0]
 };
 
-/// Threads of this process (the entries of /proc/self/task); 0 when it cannot tell. readAssimp
-/// forks only a process of one thread: a fork copies the calling thread alone, and a lock another
-/// thread held at that moment (the allocator's, a logger's) stays held in the child for ever.
-int processThreadCount();
-
 /// A scene owned by the importer passed to readAssimp, with its metadata.
 struct ReadResult {
   const aiScene* scene = nullptr;

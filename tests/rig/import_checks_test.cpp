@@ -10,16 +10,12 @@
 #include <gtest/gtest.h>
 #include <assimp/Importer.hpp>
 
-#include <pthread.h>
-
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <future>
 #include <iterator>
 #include <thread>
 #include <vector>
@@ -206,40 +202,6 @@ TEST(ImportIsolation, ACrashInTheParserIsAnError) {
               std::string::npos)
         << read.error();
   }
-}
-
-// A fork copies only the calling thread: a lock another thread holds at that moment stays held in
-// the child (under ASan, a test ensemble's loader deadlocked in its parser process until the 300 s
-// limit). So the parser process is forked only from a process of one thread; with another thread
-// running the file is read in the calling process, and reads the same.
-std::atomic<int> forks{0};
-TEST(ImportIsolation, OnlyAProcessOfOneThreadIsForked) {
-  static const int registered = pthread_atfork([] { ++forks; }, nullptr, nullptr);
-  ASSERT_EQ(registered, 0);
-  const std::string bvh = std::string(HANDOFF_DATA_DIR) + "/cmu/01_01.bvh";
-  const auto readBvh = [&](int& bones) {
-    Assimp::Importer importer;
-    Result<detail::ReadResult> read = detail::readAssimp(
-        importer, bvh, limits(60, 1024), "bvh", [&](Assimp::Importer& i) { return i.ReadFile(bvh, 0); });
-    ASSERT_TRUE(read.ok()) << read.error();
-    ASSERT_NE(read->scene, nullptr);
-    bones = static_cast<int>(read->scene->mRootNode->mNumChildren);
-  };
-  ASSERT_EQ(detail::processThreadCount(), 1);
-  int alone = -1, beside = -1;
-  const int before = forks.load();
-  readBvh(alone);
-  EXPECT_EQ(forks.load(), before + 1) << "one thread: read in the parser process";
-
-  std::promise<void> stop;
-  std::thread other([done = stop.get_future()]() mutable { done.wait(); });
-  EXPECT_EQ(detail::processThreadCount(), 2);
-  readBvh(beside);
-  stop.set_value();
-  other.join();
-  EXPECT_EQ(forks.load(), before + 1) << "another thread running: read in this process, no fork";
-  EXPECT_EQ(beside, alone);
-  EXPECT_GT(alone, 0);
 }
 
 TEST(ImportIsolation, AHangIsStoppedAtTheTimeLimit) {
