@@ -23,6 +23,7 @@
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -73,6 +74,25 @@ struct PoweredPin {
   /// Explicit bound h^2 K + 2 h D < 4 holds down to one 60 Hz substep (0.44 + 2.67 = 3.1).
   PinGains gains{1600.0, 80.0, std::numeric_limits<double>::infinity(),
                  1600.0, 80.0, std::numeric_limits<double>::infinity()};
+};
+
+/// Limb lag (SPEC.md section 6, Character::goLimbLag): light physics lag on the limb ends while
+/// the character walks. The bodies of `slots` go dynamic under the asset's drives (the implicit
+/// servo at full weight: stiff drives, the asset's light damping), following the animation with
+/// a little inertia; every other body stays kinematic on the animation and the root stays the
+/// game's, so the walk, its root motion and the kinematic bodies (the blocking representation, as
+/// in any partial ragdoll) are the animation's. It stays on until Character::goAnimated, which
+/// fades the lag out over its blend.
+inline constexpr std::array<Slot, 4> kLimbLagSlots{Slot::LowerArmL, Slot::HandL, Slot::LowerArmR,
+                                                   Slot::HandR};
+struct LimbLagSettings {
+  /// The lagging bodies, by slot (those the asset has). [default kLimbLagSlots: the forearms and
+  /// hands]
+  std::vector<Slot> slots = std::vector<Slot>(kLimbLagSlots.begin(), kLimbLagSlots.end());
+  /// Their display weight: 1 shows the physics pose, 0.5 half of the lag. [0, 1] (> 0) [default 1]
+  double weight = 1.0;
+  /// The drives ramp in over this time, so the lag grows from zero. [s] [>= 0] [default 0.2]
+  double rampTime = 0.2;
 };
 
 /// Powered mode: how the drives and pins run, and when the character leaves the mode.
@@ -290,6 +310,10 @@ class Character {
   /// Partial ragdoll: goPowered with `bodyWeights` (per asset body, 0 animation .. 1 physics),
   /// the other settings as given.
   Status goPartial(std::span<const double> bodyWeights, double rampTime, PoweredSettings settings = {});
+  /// Limb lag (LimbLagSettings): goPartial on the bodies of `settings.slots` with `powered`'s
+  /// drives (its returnWhenSettled is cleared: the lag stays on until goAnimated). Refused as goPowered is,
+  /// and when the asset has a body in none of the slots.
+  Status goLimbLag(const LimbLagSettings& settings = {}, PoweredSettings powered = {});
   /// Changes the physics and drive weights per body while powered (empty driveWeights: 1). A body
   /// going 0 -> > 0 becomes dynamic from its animated pose and velocity; > 0 -> 0 becomes
   /// kinematic on the animation. Refused unless Powered.
@@ -384,10 +408,17 @@ class Character {
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
   void startExitBlend();
-  /// The display of a blend back to animation (the get-up's exit offsets, or the powered
-  /// return's physics pose) `blendTime` into it, on the current animation; returns the blend
-  /// weight (1 physics or clip, 0 animation).
+  /// returnFrom_ (poses on the animation's root) becomes each joint's offset from animLocals_:
+  /// rotation from * inverse(anim), translation from - anim.
+  void offsetsFromAnimation();
+  /// The display of a blend back to animation `blendTime` into it: the offsets from the
+  /// animation that the return left (the get-up clip's last frame, or the powered pose) fading
+  /// out on the current animation, so that a moving animation keeps moving the display; returns
+  /// the blend weight (1 physics or clip, 0 animation).
   double blendBackPose(double blendTime, std::span<Transform> out) const;
+  /// The bodies' approach to the animation starts: their engine poses as offsets from the
+  /// animation `models` on `worldFromRoot` (the pose they are to reach).
+  void startApproach(const Transform& worldFromRoot, std::span<const Transform> models);
   /// Animated, after a return: the bodies' targets for the step, from `models` (the display the
   /// step ends on) eased at CharacterSettings::returnBodySpeed from the last engine poses.
   void approachBodies(const AnimationInput& animation, std::span<const Transform> models, double dt);

@@ -441,7 +441,9 @@ class Ragdoll {
   const Vec3& jointLower(int index) const { return lower_[static_cast<size_t>(index)]; }
   const Vec3& jointUpper(int index) const { return upper_[static_cast<size_t>(index)]; }
 
-  /// Largest distance between the two anchors of any joint that has not broken. [m]
+  /// Largest distance between the two anchors of any joint that has not broken and holds a body
+  /// that is not on the animation (between two bodies on the animation the distance is the
+  /// animation's own bone stretch, not the solver's). [m]
   double maxJointSeparation() const;
 
   /// Breakable joints (the asset's finite breakForce / breakTorque): call once after each step,

@@ -30,6 +30,10 @@ namespace handoff {
 /// One body at one handoff (SPEC section 7: before vs after the handoff step).
 struct BodyHandoffMetrics {
   std::string name;
+  /// Handed to physics by this commit. False: a partial ragdoll's body that stays kinematic on the
+  /// animation (it moves as the animation does, by construction): left out of the first-step
+  /// figures (pop, velocity) and of the follow-up's speed bound.
+  bool handedOver = true;
   double positionJump = 0.0;     ///< |committed pose - animated pose| (the pop at the commit). [m]
   double firstStepMove = 0.0;    ///< |pose after the first step - animated pose|. [m]
   double allowedMove = 0.0;      ///< |v_anim| dt + |g| dt^2. [m]
@@ -339,6 +343,50 @@ struct LookAtMetrics {
   /// target (the gaze aims from the parent of the frame before: one frame of the parent's
   /// motion shows here). [rad]
   double worstAimError = 0.0;
+};
+
+/// Limb lag (Character::goLimbLag) from the event to the return to animation: how far the
+/// displayed limb ends trail the animation, and whether switching the lag on moves them faster
+/// than the animation does (the switch off is a return to animation: ReturnMetrics).
+struct LimbLagMetrics {
+  double time = 0.0;  ///< Scene time of the event. [s]
+  int frames = 0;     ///< Frames observed while on.
+  /// Largest distance of a displayed point of the lagging limbs (the joints of their bodies: a
+  /// forearm's elbow, a hand's wrist; and their tips) from where the animation puts it. [m]
+  double worstLag = 0.0;
+  std::string worstPoint;  ///< Its joint name ("<joint> end" for a tip).
+  double medianLag = 0.0;  ///< Median over the frames of each frame's largest distance. [m]
+  /// While the drives ramp in and 0.1 s after: a displayed point's move in one frame beyond the
+  /// animation's own move of it, 0 when never beyond. [m]
+  double worstSwitchOnJump = 0.0;
+};
+
+/// Measures one limb lag (LimbLagMetrics).
+class LimbLagMeasure {
+ public:
+  /// Right after Character::goLimbLag succeeded (before the step): the lagging bodies are those it
+  /// handed to physics; the display of the frame before is the switch-on reference.
+  void begin(const Character& character, double rampTime, double time, LimbLagMetrics& out);
+  /// After Character::postStep, every frame, with the animation (poses of the skeleton on
+  /// `worldFromRoot`, at this frame and the one before). Ends when the character leaves Powered.
+  void observe(const Character& character, const Transform& worldFromRoot,
+               std::span<const Transform> animationNow, std::span<const Transform> animationBefore,
+               double time, LimbLagMetrics& out);
+  bool open() const { return open_; }
+
+ private:
+  struct Point {
+    int joint = -1;
+    Vec3 offset{0.0};
+    std::string name;
+  };
+  void shownPoints(const Character& character, std::vector<Vec3>& out);
+  std::vector<Point> points_;
+  std::vector<Vec3> shown_, lastShown_;
+  std::vector<Transform> models_, nowModels_, beforeModels_;
+  std::vector<double> frameLags_;
+  double start_ = 0.0, switchWindow_ = 0.0;
+  bool open_ = false;
 };
 
 /// The displayed look-at bone, every frame.

@@ -239,6 +239,7 @@ enum class EventType : std::uint8_t {
   GetUpAllowed,  ///< "getup_allowed": allow or forbid get-up recovery.
   Wall,          ///< "wall": a static box appears.
   Clip,          ///< "clip": switch the animation clip.
+  LimbLag,       ///< "limb_lag": light physics lag on the limb ends (Character::goLimbLag).
   End,           ///< "end": the scenario ends (must be last).
 };
 const char* eventTypeName(EventType type);
@@ -301,12 +302,19 @@ struct ScenarioEvent {
     ScenarioClip clip;
     bool operator==(const Clip&) const = default;
   };
+  /// Limb lag on (LimbLagSettings); "animate" ends it.
+  struct LimbLag {
+    std::vector<Slot> slots;  ///< Slot names; empty: LimbLagSettings' (the forearms and hands).
+    double weight = 1.0;      ///< [0, 1] (> 0) [default 1]
+    double rampTime = 0.2;    ///< [s] [0, 10] [default 0.2]
+    bool operator==(const LimbLag&) const = default;
+  };
   struct End {
     bool operator==(const End&) const = default;
   };
   /// Alternatives in EventType order.
-  using Payload =
-      std::variant<Ragdoll, Impulse, Teleport, Powered, Partial, Animate, GetUpAllowed, Wall, Clip, End>;
+  using Payload = std::variant<Ragdoll, Impulse, Teleport, Powered, Partial, Animate, GetUpAllowed, Wall,
+                               Clip, LimbLag, End>;
 
   double time = 0.0;  ///< Scenario time. [s] [0, endTime], non-decreasing along the list.
   std::string label;  ///< Optional text for reports and timeline markers.

@@ -988,7 +988,11 @@ void Ragdoll::readBodyPoses(std::span<Transform> worldFromBodies) const {
 double Ragdoll::maxJointSeparation() const {
   double worst = 0.0;
   for (size_t j = 0; j < joints_.size(); ++j) {
-    if (!broken_[j]) worst = std::max(worst, world_->jointAnchorSeparation(joints_[j]));
+    if (broken_[j]) continue;
+    const JointDef& def = asset_->joints[j];
+    if (authority(def.parentBody) == Authority::Animation && authority(def.childBody) == Authority::Animation)
+      continue;
+    worst = std::max(worst, world_->jointAnchorSeparation(joints_[j]));
   }
   return worst;
 }

@@ -9,6 +9,12 @@
 namespace handoff::runner_detail {
 namespace {
 
+// Limb lag: a displayed limb point at most 10 cm from its animated place (a walk swings a hand
+// over 30-40 cm: more would read as another pose), and a median lag of at least 5 mm (less is
+// not seen at a game's camera distance: the lag would be switched on for nothing).
+constexpr double kLimbLagMost = 0.10;    // [m]
+constexpr double kLimbLagLeast = 0.005;  // [m]
+
 std::string fmt(const char* f, double a, double b = 0.0) {
   char buf[256];
   std::snprintf(buf, sizeof buf, f, a, b);
@@ -274,6 +280,29 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
         (m.worstAttachment.empty() ? std::string("no attachment beyond its own motion")
                                    : "on " + m.worstAttachment) +
         fmt("; pelvis %.1f mm, feet %.1f mm", m.worstPelvisJump * 1e3, m.worstFootJump * 1e3);
+  }
+
+  // Limb lag (issue 19): the hands trail the walk visibly but boundedly, and the switch on moves
+  // nothing faster than the animation does (the switch off is a return, above).
+  for (size_t i = 0; i < r.limbLags.size(); ++i) {
+    const LimbLagMetrics& m = r.limbLags[i];
+    const std::string at = r.limbLags.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string when =
+        fmt("limb lag at %.3f s", m.time) + fmt(" (%.0f frames)", static_cast<double>(m.frames));
+    checks.push_back(atMost("limblag.lag_bounded" + at,
+                            when + ": largest distance of a displayed point of the lagging limbs from its "
+                                   "animated place",
+                            "mm", m.worstLag * 1e3, kLimbLagMost * 1e3));
+    checks.back().note = "on " + m.worstPoint + fmt("; median over the frames %.1f mm", m.medianLag * 1e3);
+    checks.push_back(atLeast("limblag.lag_visible" + at,
+                             when + ": median over the frames of the largest displayed distance from the "
+                                    "animation (a lag one can see)",
+                             "mm", m.medianLag * 1e3, kLimbLagLeast * 1e3));
+    checks.push_back(atMost("limblag.switch_on_jump_per_frame" + at,
+                            when +
+                                ": over the drives' ramp and 0.1 s after, a displayed limb point's move per "
+                                "frame beyond the animation's own",
+                            "mm", m.worstSwitchOnJump * 1e3, 20.0));
   }
 
   // A look-at owning a bone (issue 19): shown as the gaze asked in every frame.

@@ -178,6 +178,15 @@ json scenarioJson(const ScenarioResult& r) {
                        {"worstFootJump", m.worstFootJump},
                        {"footOwnStep", m.footOwnStep}});
   }
+  json limbLags = json::array();
+  for (const LimbLagMetrics& m : r.limbLags) {
+    limbLags.push_back({{"time", m.time},
+                        {"frames", m.frames},
+                        {"worstLag", m.worstLag},
+                        {"worstPoint", m.worstPoint},
+                        {"medianLag", m.medianLag},
+                        {"worstSwitchOnJump", m.worstSwitchOnJump}});
+  }
   json events = json::array();
   for (const CharacterEvent& e : r.events) {
     events.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
@@ -224,6 +233,7 @@ json scenarioJson(const ScenarioResult& r) {
                                      {"worstHeadError", r.lookAt->worstHeadError},
                                      {"worstAimError", r.lookAt->worstAimError}}
                               : json(nullptr)},
+          {"limbLags", limbLags},
           {"driveMode", r.driveMode},
           {"driveComparisons", comparisons},
           {"checks", checks},

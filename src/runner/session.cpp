@@ -75,6 +75,7 @@ struct ScenarioSession::Impl {
   Quat lookAtAsked{1.0, 0.0, 0.0, 0.0};
   std::optional<LookAtMeasure> lookAtMeasure;
   LookAtMetrics lookAtFigures;
+  LimbLagMeasure limbLagMeasure;
   std::vector<Transform> lookAtModels;
 
   ScenarioResult result;
@@ -99,6 +100,7 @@ struct ScenarioSession::Impl {
   void measure(const HandoffRecord& record, double t, const char* kind);
   void commit(double t);
   std::vector<double> partialWeights(const ScenarioEvent::Partial& p) const;
+  void limbLag(const ScenarioEvent& e, double t);
   void poweredEntry(const ScenarioEvent& e, double t, const Status& st, size_t recordsBefore);
   void runPostEvents(double t);
   void impulse(const ScenarioEvent& e, double t);
@@ -305,6 +307,9 @@ void ScenarioSession::Impl::runPostEvents(double t) {
       case EventType::Partial:
         partial(e, t);
         break;
+      case EventType::LimbLag:
+        limbLag(e, t);
+        break;
       case EventType::Animate:
         if (Status st = ch->goAnimated(std::get<ScenarioEvent::Animate>(e.payload).blendTime); !st) {
           notRun(e, st.error());
@@ -390,6 +395,22 @@ void ScenarioSession::Impl::partial(const ScenarioEvent& e, double t) {
   }
 }
 
+void ScenarioSession::Impl::limbLag(const ScenarioEvent& e, double t) {
+  const auto& p = std::get<ScenarioEvent::LimbLag>(e.payload);
+  LimbLagSettings lag;
+  if (!p.slots.empty()) lag.slots = p.slots;
+  lag.weight = p.weight;
+  lag.rampTime = p.rampTime;
+  PoweredSettings ps;
+  ps.solver = s.settings.driveSolver;
+  const size_t before = ch->handoffs().size();
+  const Status st = ch->goLimbLag(lag, ps);
+  poweredEntry(e, t, st, before);
+  if (!st) return;
+  result.limbLags.emplace_back();
+  limbLagMeasure.begin(*ch, lag.rampTime, t, result.limbLags.back());
+}
+
 // Per asset body, the physics weight a `partial` event gives it: its own entry (bone or slot
 // name), else the largest weight of the regions containing its slot, else 0.
 std::vector<double> ScenarioSession::Impl::partialWeights(const ScenarioEvent::Partial& p) const {
@@ -445,6 +466,8 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   sampleAt(t, resumedNow);
   sampleAt(std::max(clipSceneStart, t - dt), resumedBefore);
   returns->observe(*ch, *world, root, resumedNow, resumedBefore, t, result.returns);
+  if (limbLagMeasure.open())
+    limbLagMeasure.observe(*ch, root, resumedNow, resumedBefore, t, result.limbLags.back());
   if (lookAtMeasure) {
     lookAtMeasure->observe(*ch, lookAtAsked, s.lookAt->target, lookAtFigures);
     result.lookAt = lookAtFigures;

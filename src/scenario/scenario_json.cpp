@@ -383,6 +383,7 @@ constexpr std::pair<const char*, EventType> kEventTypes[] = {{"ragdoll", EventTy
                                                              {"getup_allowed", EventType::GetUpAllowed},
                                                              {"wall", EventType::Wall},
                                                              {"clip", EventType::Clip},
+                                                             {"limb_lag", EventType::LimbLag},
                                                              {"end", EventType::End}};
 
 template <class Enum, std::size_t N>
@@ -737,6 +738,36 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       event.payload = partial;
       break;
     }
+    case EventType::LimbLag: {
+      r.checkKeys(value, path, concat(kEventKeys, Keys{"slots", "weight", "rampTime"}), context);
+      ScenarioEvent::LimbLag lag;
+      if (const json* slots = Reader::find(value, "slots")) {
+        const std::string where = childPath(path, "slots");
+        r.expectArray(*slots, where);
+        for (std::size_t i = 0; i < slots->size(); ++i) {
+          const json& item = (*slots)[i];
+          const std::string at = indexPath(where, i);
+          if (!item.is_string()) r.fail(at, "expected a slot name, got " + describe(item));
+          const std::string name = item.get<std::string>();
+          const std::optional<Slot> slot = slotFromName(name);
+          if (!slot) {
+            std::vector<std::string> names;
+            for (int k = 0; k < static_cast<int>(Slot::Count); ++k)
+              names.emplace_back(slotName(static_cast<Slot>(k)));
+            r.fail(at, "unknown slot '" + name + "'" + didYouMean(name, names));
+          }
+          if (std::find(lag.slots.begin(), lag.slots.end(), *slot) != lag.slots.end())
+            r.fail(at, "'" + name + "' is listed twice");
+          lag.slots.push_back(*slot);
+        }
+        if (lag.slots.empty())
+          r.fail(where, "must list at least one slot (leave it out for the forearms and hands)");
+      }
+      lag.weight = r.number(value, path, "weight", lag.weight, Range{0.0, 1.0, true, false});
+      lag.rampTime = r.number(value, path, "rampTime", lag.rampTime, kDuration);
+      event.payload = lag;
+      break;
+    }
     case EventType::Animate: {
       r.checkKeys(value, path, concat(kEventKeys, Keys{"blendTime"}), context);
       ScenarioEvent::Animate animate;
@@ -1085,6 +1116,14 @@ std::string saveScenarioJson(const Scenario& s) {
         e["regions"] = regions;
       }
       e["rampTime"] = partial->rampTime;
+    } else if (const auto* lag = std::get_if<ScenarioEvent::LimbLag>(&event.payload)) {
+      if (!lag->slots.empty()) {
+        ojson slots = ojson::array();
+        for (const Slot slot : lag->slots) slots.push_back(slotName(slot));
+        e["slots"] = slots;
+      }
+      e["weight"] = lag->weight;
+      e["rampTime"] = lag->rampTime;
     } else if (const auto* animate = std::get_if<ScenarioEvent::Animate>(&event.payload)) {
       e["blendTime"] = animate->blendTime;
     } else if (const auto* allowed = std::get_if<ScenarioEvent::GetUpAllowed>(&event.payload)) {

@@ -221,6 +221,39 @@ TEST(ScenarioJsonErrors, WrongTypes) {
 }
 
 // settings.animationOwnedBones and lookAt: names and the gaze target, errors at their paths.
+TEST(ScenarioJson, LimbLagEventLoadsAndRoundTrips) {
+  Result<Scenario> s = loadScenarioJson(
+      withEvents(
+          R"({"time": 0.5, "type": "limb_lag"}, {"time": 1, "type": "limb_lag", "slots": ["hand_l", "hand_r"],
+                     "weight": 0.5, "rampTime": 0.3})"),
+      "lag.json");
+  ASSERT_TRUE(s) << s.error();
+  const auto& plain = std::get<ScenarioEvent::LimbLag>(s->events[0].payload);
+  EXPECT_TRUE(plain.slots.empty());  // LimbLagSettings' slots
+  EXPECT_EQ(plain.weight, 1.0);
+  EXPECT_EQ(plain.rampTime, 0.2);
+  const auto& hands = std::get<ScenarioEvent::LimbLag>(s->events[1].payload);
+  EXPECT_EQ(hands.slots, (std::vector<Slot>{Slot::HandL, Slot::HandR}));
+  EXPECT_EQ(hands.weight, 0.5);
+  EXPECT_EQ(hands.rampTime, 0.3);
+  Result<Scenario> back = loadScenarioJson(saveScenarioJson(*s), "back.json");
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->events, s->events);
+}
+
+TEST(ScenarioJsonErrors, LimbLag) {
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": ["hand_k"]})")),
+              HasSubstr("events[0].slots[0]: unknown slot 'hand_k' (did you mean 'hand_l'?)"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": ["hand_l", "hand_l"]})")),
+              HasSubstr("events[0].slots[1]: 'hand_l' is listed twice"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": []})")),
+              HasSubstr("events[0].slots: must list at least one slot"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "weight": 0})")),
+              HasSubstr("events[0].weight"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "wieght": 1})")),
+              HasSubstr("events[0]: unknown field 'wieght' for a 'limb_lag' event (did you mean 'weight'?)"));
+}
+
 TEST(ScenarioJsonErrors, OwnedBonesAndLookAt) {
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": "Head"})")),
               HasSubstr("scenario.json: settings.animationOwnedBones: expected an array, got string 'Head'"));
