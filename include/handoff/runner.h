@@ -126,6 +126,8 @@ struct ScenarioResult {
   std::vector<ReturnMetrics> returns;
   /// The look-at's bone against the gaze (Scenario::lookAt), when the scenario has one.
   std::optional<LookAtMetrics> lookAt;
+  /// Every prop in the hand (Scenario::props): its grip while held and its release (PropMeasure).
+  std::vector<PropMetrics> props;
   std::string replayFile;  ///< Written .glb (file name only), empty if none.
   double seconds = 0.0;    ///< Wall-clock run time (not part of the deterministic output). [s]
   bool passed() const;     ///< ok, nothing left un-run, and every check passes.
