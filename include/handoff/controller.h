@@ -428,7 +428,9 @@ class Character {
   /// Releases a held prop now: the joint goes, the prop is a free dynamic body whose linear and
   /// angular velocity are the hand body's at the grip (v = v_hand + omega_hand x r, omega =
   /// omega_hand). It ignores its own character until each body and the capsule have moved apart
-  /// from it (bounding spheres), then collides with them as with the world. Event "drop".
+  /// from it (surface distance over 5 mm, and over what their speeds close in 1/60 s: touching,
+  /// colliding would push them apart in one step), then collides with them as with the world.
+  /// Event "drop".
   /// Refused for an unknown or free prop.
   Status dropProp(int prop);
   /// Puts a free prop back in the hand: teleported to the grip of the hand's current pose (its
@@ -506,7 +508,6 @@ class Character {
     JointId joint;
     int handBody = -1;
     Transform handBodyFromGrip;
-    double radius = 0.0;  ///< Bounding sphere about the centre of mass. [m]
     bool held = true;
     double movedAt = -1.0;  ///< History time of the last kinematic move. [s]
     /// Per ragdoll body, then the capsule: 1 while the pair's collision is off.
@@ -514,7 +515,7 @@ class Character {
   };
   std::vector<Prop> props_;
   std::vector<PropRelease> propReleases_;
-  std::vector<double> bodyRadius_;  ///< Bounding sphere of each body, then the capsule. [m]
+  std::vector<ShapeDesc> pairShapes_;  ///< Each body's shape, then the capsule's.
 
   PhysicsWorld* world_;
   std::shared_ptr<const RagdollAsset> asset_;

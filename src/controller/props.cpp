@@ -10,20 +10,10 @@
 namespace handoff {
 namespace {
 
-/// Radius of the sphere about the centre of mass that holds the shape. [m]
-double propBoundingRadius(const ShapeDesc& shape) {
-  switch (shape.type) {
-    case ShapeType::Sphere:
-      return shape.radius;
-    case ShapeType::Capsule:
-      return shape.radius + shape.halfHeight;
-    case ShapeType::Box:
-      return glm::length(shape.halfExtents);
-    case ShapeType::None:
-    default:
-      return 0.0;
-  }
-}
+// A dropped prop's pair with its character comes on once the two are this far apart, or further
+// than their speeds close in a frame (the rule of the ragdoll's own suspended pairs).
+constexpr double kPropPairMargin = 0.005;          // [m]
+constexpr double kPropPairLookAhead = 1.0 / 60.0;  // [s]
 
 std::string propFigures(const char* f, double a, double b) {
   char text[160];
@@ -79,7 +69,6 @@ Result<int> Character::addProp(const PropDesc& desc) {
   const Transform bodyBoneFromHand =
       animModels_[static_cast<size_t>(bodyJoint)].inverse() * animModels_[static_cast<size_t>(joint)];
   p.handBodyFromGrip = hand.boneFromBody.inverse() * bodyBoneFromHand * desc.handFromGrip;
-  p.radius = propBoundingRadius(shape);
 
   const BodyId handId = ragdoll_->body(p.handBody);
   const Transform worldFromHand = world_->transform(handId);
@@ -99,9 +88,13 @@ Result<int> Character::addProp(const PropDesc& desc) {
   p.body = created.value();
   // Every pair with its own character starts off: held it ignores them; dropped, each pair comes
   // on once the two are apart.
-  if (bodyRadius_.empty()) {
-    for (const BodyDef& b : asset_->bodies) bodyRadius_.push_back(propBoundingRadius(b.shape));
-    bodyRadius_.push_back(asset_->capsule.radius + asset_->capsule.halfHeight);
+  if (pairShapes_.empty()) {
+    for (const BodyDef& b : asset_->bodies) pairShapes_.push_back(b.shape);
+    ShapeDesc capsule;
+    capsule.type = ShapeType::Capsule;
+    capsule.radius = asset_->capsule.radius;
+    capsule.halfHeight = asset_->capsule.halfHeight;
+    pairShapes_.push_back(capsule);
   }
   p.pairOff.assign(static_cast<size_t>(ragdoll_->bodyCount()) + 1, 1);
   for (int b = 0; b < ragdoll_->bodyCount(); ++b) world_->setPairCollision(p.body, ragdoll_->body(b), false);
@@ -242,12 +235,15 @@ void Character::propsPostStep() {
   const int n = ragdoll_->bodyCount();
   for (Prop& p : props_) {
     if (p.held) continue;
-    const Vec3 c = world_->transform(p.body).translation;
+    const Transform worldFromProp = world_->transform(p.body);
+    const double speed = glm::length(world_->linearVelocity(p.body));
     for (int b = 0; b <= n; ++b) {
       if (!p.pairOff[static_cast<size_t>(b)]) continue;
       const BodyId other = b < n ? ragdoll_->body(b) : ragdoll_->capsule();
-      const double reach = p.radius + bodyRadius_[static_cast<size_t>(b)];
-      if (glm::length(world_->transform(other).translation - c) <= reach) continue;
+      const double gap = shapeSurfaceDistance(p.desc.shape, worldFromProp, pairShapes_[static_cast<size_t>(b)],
+                                              world_->transform(other));
+      const double reach = kPropPairMargin + kPropPairLookAhead * (speed + glm::length(world_->linearVelocity(other)));
+      if (gap < reach) continue;
       world_->setPairCollision(p.body, other, true);
       p.pairOff[static_cast<size_t>(b)] = 0;
     }
