@@ -307,7 +307,7 @@ TEST(DemoSuite, PoweredScenarioShowsTheOtherDriveSideBySide) {
               std::string::npos);
     ++compared;
   }
-  EXPECT_EQ(compared, 1) << "powered_hit_reaction";
+  EXPECT_EQ(compared, 2) << "powered_hit_reaction, prop_hit_death";
   // In the same process (the suite runs once per test process): the hit reaction's own figures.
   expectHitReactionReturnsToTheHeldPose(d);
 }

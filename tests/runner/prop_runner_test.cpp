@@ -12,14 +12,10 @@
 #include <cstdio>
 #include <string>
 
+#include "support/checks.h"
+
 namespace handoff {
 namespace {
-
-const ThresholdCheck* propCheckNamed(const ScenarioResult& r, const std::string& name) {
-  const auto it =
-      std::find_if(r.checks.begin(), r.checks.end(), [&](const ThresholdCheck& c) { return c.name == name; });
-  return it == r.checks.end() ? nullptr : &*it;
-}
 
 Scenario loadPropScenario() {
   Result<Scenario> s = loadScenarioFile(std::string(HANDOFF_SOURCE_DIR) + "/scenarios/prop_hit_death.json");
@@ -60,19 +56,20 @@ TEST(RunnerProp, TheSwordStaysAtTheGripThroughTheHitAndDropsAtDeathWithTheHandsV
   const PropMetrics& p = r.props[0];
   printProp("sword", p);
   EXPECT_TRUE(r.passed());
-  // Held while powered from 0.3 s, through the 150 N s hit at 0.8 s, to the death at 1.1 s: 48
-  // frames with the hand dynamic, the sword within 1 cm of its grip on every one.
+  // Held while powered through the 150 N s hit at 0.8 s (the upper body thrown back and swinging
+  // back) to the death at 1.5 s: 42 frames with the hand dynamic, the sword within 1 cm of its
+  // grip on every one.
   ASSERT_TRUE(r.hitReactions.empty());  // the `powered` event's mode, not the self-returning hit reaction
-  EXPECT_GE(p.simulatedHeldFrames, 45);
+  EXPECT_GE(p.simulatedHeldFrames, 40);
   EXPECT_LE(p.maxGripDistance, 0.01);
   EXPECT_LE(p.maxAnimatedGripDistance, 1e-9);  // kinematic on the hand's own target
   // Dropped at the death commit, moving (the hand reels back from the hit): the sword's velocity
   // at the grip point and its angular velocity are the hand's.
   ASSERT_TRUE(p.released);
   EXPECT_TRUE(p.atDeath);
-  EXPECT_NEAR(p.releaseTime, 1.1, 1e-9);
+  EXPECT_NEAR(p.releaseTime, 1.5, 1e-9);
   EXPECT_GT(p.releaseSpeed, 0.1);
-  EXPECT_GT(p.releaseAngularSpeed, 0.5);
+  EXPECT_GT(p.releaseAngularSpeed, 0.2);
   EXPECT_LE(p.releaseLinearError, 1e-6);
   EXPECT_LE(p.releaseAngularError, 1e-6);
   // No pop: its velocity at the release changed by no more than the commit's continuity bound
@@ -86,7 +83,7 @@ TEST(RunnerProp, TheSwordStaysAtTheGripThroughTheHitAndDropsAtDeathWithTheHandsV
        {"handoff.no_pop_at_commit[1]", "handoff.no_pop_first_step[1]", "handoff.velocity_continuity[1]",
         "handoff.velocity_continuity_frame[1]", "prop.sword.grip_distance", "prop.sword.release_velocity",
         "prop.sword.release_angular_velocity", "prop.sword.release_jump", "prop.sword.drop_continuity"}) {
-    const ThresholdCheck* c = propCheckNamed(r, row);
+    const ThresholdCheck* c = test::findThresholdCheck(r, row);
     ASSERT_NE(c, nullptr) << row;
     EXPECT_TRUE(c->ran && c->pass) << row << " = " << c->value;
   }
@@ -108,11 +105,11 @@ TEST(RunnerProp, WithoutDropAtDeathTheSwordStaysInTheHandThroughTheFall) {
   printProp("kept", p);
   EXPECT_FALSE(p.released);
   EXPECT_EQ(p.heldFrames, r.frames + 1);  // every frame, the first included
-  // Powered and then the ragdoll's fall to the floor, 2.2 s with the hand dynamic.
-  EXPECT_GE(p.simulatedHeldFrames, 160);
+  // Powered from 0.8 s and then the ragdoll's fall to the floor: 2.2 s with the hand dynamic.
+  EXPECT_GE(p.simulatedHeldFrames, 125);
   EXPECT_LE(p.maxGripDistance, 0.01);
   EXPECT_EQ(p.collidingPairs, 0);  // held: it ignores its own character
-  EXPECT_EQ(propCheckNamed(r, "prop.sword.release_velocity"), nullptr);
+  EXPECT_EQ(test::findThresholdCheck(r, "prop.sword.release_velocity"), nullptr);
 }
 
 TEST(RunnerProp, ADropEventWhilePoweredReleasesWithTheHandsVelocityAndGrabPutsItBack) {
@@ -121,7 +118,7 @@ TEST(RunnerProp, ADropEventWhilePoweredReleasesWithTheHandsVelocityAndGrabPutsIt
   drop.time = 0.95;  // reeling from the hit
   drop.payload = ScenarioEvent::Drop{"sword"};
   ScenarioEvent grab;
-  grab.time = 1.05;
+  grab.time = 1.2;
   grab.payload = ScenarioEvent::Grab{"sword"};
   s.events.insert(s.events.end() - 1, drop);
   s.events.insert(s.events.end() - 1, grab);
