@@ -423,7 +423,7 @@ struct PropMetrics {
   bool released = false;
   double releaseTime = 0.0;  ///< [s]
   bool atDeath = false;
-  std::string releaseState;  ///< The character's state right after the release.
+  std::string releaseState;  ///< The character's state at the first observation after the release.
   /// |v_prop - v_handpoint| at the grip point and |omega_prop - omega_hand| at the release. [m/s] [rad/s]
   double releaseLinearError = 0.0;
   double releaseAngularError = 0.0;
