@@ -126,6 +126,10 @@ struct BodyHandoff {
   std::uint8_t clamps = kClampNone;
   bool teleport = false;  ///< The body's samples span a teleport.
   bool snapped = false;   ///< The engine pose differed from the animated pose and was snapped.
+  /// Not in the commit's mask and already dynamic (a powered body when the powered ragdoll dies):
+  /// it kept its own pose and velocity (poseAfter, linearVelocity); the animation is no reference
+  /// for it.
+  bool keptDynamic = false;
   // Filled by Ragdoll::recordFirstStep() after the first physics step:
   bool firstStepRecorded = false;
   Transform poseAfterFirstStep;

@@ -457,4 +457,54 @@ class JointBreakMeasure {
   bool started_ = false;
 };
 
+/// A prop in the hand (Character::addProp) over a run: how closely it stays at the grip while
+/// held, and its release (SPEC.md section 6's props, issue 19).
+struct PropMetrics {
+  std::string name;
+  int heldFrames = 0;           ///< Frames observed with the prop in the hand.
+  int simulatedHeldFrames = 0;  ///< Of those, frames with the hand body dynamic (powered, ragdoll).
+  /// Largest distance and angle between the prop's grip frame and the hand's, over the held frames
+  /// with the hand dynamic (the fixed joint's give) and with it kinematic. [m] [rad]
+  double maxGripDistance = 0.0;
+  double maxGripAngle = 0.0;
+  double maxAnimatedGripDistance = 0.0;
+  bool released = false;
+  double releaseTime = 0.0;  ///< [s]
+  bool atDeath = false;
+  std::string releaseState;  ///< The character's state at the first observation after the release.
+  /// |v_prop - v_handpoint| at the grip point and |omega_prop - omega_hand| at the release. [m/s] [rad/s]
+  double releaseLinearError = 0.0;
+  double releaseAngularError = 0.0;
+  double releaseSpeed = 0.0;         ///< |v_handpoint|. [m/s]
+  double releaseAngularSpeed = 0.0;  ///< |omega_hand|. [rad/s]
+  /// The prop's centre-of-mass velocity change at the release (held -> free), and that beyond
+  /// 5 % of its speed + |g| dt (the velocity-continuity bound of a commit). [m/s]
+  double releaseJump = 0.0;
+  double releaseJumpExcess = 0.0;
+  /// Over the frame after the release, the prop and its hand body: the worst |v_after_frame -
+  /// v_at_release| beyond 5 % |v_at_release| + |g| dt, and which body it was. [m/s]
+  bool dropFrameMeasured = false;
+  double dropFrameExcess = 0.0;
+  std::string dropFrameWorst;
+  /// Bodies of its character (and the capsule) the prop collides with at the last frame.
+  int collidingPairs = 0;
+};
+
+/// Every prop of a character, every frame.
+class PropMeasure {
+ public:
+  /// After Character::postStep and after the frame's own events, every frame from the first;
+  /// `dt` the frame step. [s]
+  void observe(const Character& character, const PhysicsWorld& world, double dt,
+               std::vector<PropMetrics>& out);
+
+ private:
+  struct Pending {
+    int release = -1;  ///< Index in Character::propReleases.
+    Vec3 propVelocity{0.0}, handVelocity{0.0};
+  };
+  std::vector<Pending> pending_;
+  size_t releasesSeen_ = 0;
+};
+
 }  // namespace handoff

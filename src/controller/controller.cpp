@@ -83,6 +83,10 @@ Character::~Character() {
   // Nothing of this character stays registered in the world it leaves.
   world_->removeSubstepListener(&listeners_);
   if (firstStepProbe_) world_->removeSubstepListener(&*firstStepProbe_);
+  for (Prop& p : props_) {
+    if (p.joint.valid()) world_->destroyJoint(p.joint);
+    world_->destroyBody(p.body);
+  }
 }
 
 void Character::recordCommit(HandoffRecord&& record) {
@@ -337,6 +341,7 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
     if (animation.teleport) haveJointTargets_ = false;  // no target velocity across a jump
     updateDriveTargets(dt);
   }
+  propsPreStep();
   return {};
 }
 
@@ -380,6 +385,7 @@ void Character::postStep(double dt) {
     stopGather();
     if (state_ == CharacterState::Powered && poweredToRagdoll()) event("knockout", "a joint broke");
   }
+  propsPostStep();
   externalForce_ = false;
 }
 
@@ -494,6 +500,12 @@ void Character::enterRagdoll(const Transform& root, double blendTime) {
   // The character's horizontal forward before the fall: the fallback yaw of the get-up.
   const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
   if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
+  // Death lets go of the props, with the velocities the commit just gave the hands.
+  if (settings_.dropPropsAtDeath) {
+    for (int i = 0; i < propCount(); ++i) {
+      if (props_[static_cast<size_t>(i)].held) releaseProp(i, true);
+    }
+  }
 }
 
 Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint) {

@@ -522,6 +522,7 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
       out.poseBefore = out.poseAfter = scratchPoses_[i];
       out.linearVelocity = world_->linearVelocity(bodies_[i]);
       out.angularVelocity = world_->angularVelocity(bodies_[i]);
+      out.keptDynamic = authority_[i] != Authority::Animation;
       continue;
     }
     out.rawLinearVelocity = rawLinear_[i];

@@ -42,14 +42,17 @@ HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRe
   if (!record.committed) return m;
   // The animation's own velocity and the animated pose the player saw.
   const PoseHistory& h = character.ragdoll().history();
-  const std::vector<Vec3> lin = animationVelocities(character);
+  std::vector<Vec3> lin = animationVelocities(character);
   const size_t bodyCount = lin.size();
   recordIndex_ = static_cast<std::size_t>(&record - character.handoffs().data());
   assert(recordIndex_ < character.handoffs().size() && "record is not one of the character's");
   animatedPoses_.resize(bodyCount);
   for (size_t b = 0; b < bodyCount; ++b) {
-    animatedPoses_[b] = h.body(0, static_cast<int>(b));
     const BodyHandoff& bh = record.bodies[b];
+    // A body that stayed dynamic through the commit (a powered ragdoll dying) continues its own
+    // motion: its pose and velocity at the commit are its reference, not the animation's.
+    animatedPoses_[b] = bh.keptDynamic ? bh.poseAfter : h.body(0, static_cast<int>(b));
+    if (bh.keptDynamic) lin[b] = bh.linearVelocity;
     BodyHandoffMetrics bm;
     bm.name = bh.name;
     bm.handedOver = character.ragdoll().authority(static_cast<int>(b)) != Authority::Animation;

@@ -317,6 +317,41 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
             static_cast<double>(r.lookAt->frames), r.lookAt->worstAimError * kDegPerRad);
   }
 
+  // Props in the hand (issue 19): held at the grip, released with the hand's velocity, no pop.
+  for (const PropMetrics& p : r.props) {
+    const std::string cap = "prop." + p.name + ".";
+    if (p.simulatedHeldFrames > 0) {
+      checks.push_back(atMost(cap + "grip_distance",
+                              "held with the hand simulated (powered, ragdoll): largest distance between the "
+                              "prop's grip and the hand's, over every such frame",
+                              "mm", p.maxGripDistance * 1e3, 10.0));
+      checks.back().note = fmt("%.0f frames; angle %.3f deg", static_cast<double>(p.simulatedHeldFrames),
+                               p.maxGripAngle * kDegPerRad) +
+                           fmt("; animated frames %.3f mm", p.maxAnimatedGripDistance * 1e3);
+    }
+    if (!p.released) continue;
+    const std::string when = fmt("released at %.3f s", p.releaseTime) + (p.atDeath ? " (death)" : "");
+    checks.push_back(atMost(cap + "release_velocity",
+                            when + ": |v_prop - (v_hand + w_hand x r)| at the grip point", "m/s",
+                            p.releaseLinearError, 1e-6));
+    checks.back().note = fmt("hand point at %.3f m/s, %.3f rad/s", p.releaseSpeed, p.releaseAngularSpeed);
+    checks.push_back(atMost(cap + "release_angular_velocity", when + ": |w_prop - w_hand|", "rad/s",
+                            p.releaseAngularError, 1e-6));
+    checks.push_back(atMost(cap + "release_jump",
+                            when +
+                                ": the prop's velocity change at the release (held -> free) beyond 5 % |v| + "
+                                "|g| dt",
+                            "m/s", p.releaseJumpExcess, 0.0));
+    checks.back().note = fmt("change %.4f m/s", p.releaseJump);
+    if (p.dropFrameMeasured) {
+      checks.push_back(atMost(cap + "drop_continuity",
+                              when + ": the prop's and its hand's velocity change over the frame after the "
+                                     "release beyond 5 % |v_at_release| + |g| dt, worst of the two",
+                              "m/s", p.dropFrameExcess, 0.0));
+      checks.back().note = "worst: " + p.dropFrameWorst;
+    }
+  }
+
   // Scenario expectations beyond the pop allowance.
   for (const auto& [name, value] : s.expectations) {
     if (name == "max_pop_mm") continue;

@@ -76,6 +76,8 @@ struct ScenarioSession::Impl {
   std::optional<LookAtMeasure> lookAtMeasure;
   LookAtMetrics lookAtFigures;
   LimbLagMeasure limbLagMeasure;
+  PropMeasure propMeasure;
+  std::vector<int> propIndex;  // per Scenario::props, the Character's prop index
   std::vector<Transform> lookAtModels;
 
   ScenarioResult result;
@@ -140,6 +142,7 @@ void ScenarioSession::Impl::makeSettings() {
   // drive solver as `powered` and `partial` have it (the default, implicit, is the library's).
   cs.hitReaction.solver = s.settings.driveSolver;
   cs.animationOwnedBones = s.settings.animationOwnedBones;
+  cs.dropPropsAtDeath = s.settings.dropPropsAtDeath;
 }
 
 void ScenarioSession::Impl::startReplay() {
@@ -192,6 +195,11 @@ Status ScenarioSession::Impl::create() {
   if (!created) return Error{"character: " + created.error()};
   ch = std::move(created).value();
   ch->setGetUpClips(l->supine, l->prone);
+  for (size_t i = 0; i < s.props.size(); ++i) {
+    Result<int> prop = ch->addProp(propDesc(s.props[i]));
+    if (!prop) return Error{"props[" + std::to_string(i) + "]: " + prop.error()};
+    propIndex.push_back(prop.value());
+  }
   startReplay();
 
   pelvisJoint = asset.map[Slot::Pelvis];
@@ -207,6 +215,7 @@ Status ScenarioSession::Impl::create() {
   lastPelvisWorld = world->transform(ch->ragdoll().body(pelvisBody)).translation;
 
   runPostEvents(0.0);
+  propMeasure.observe(*ch, *world, dt, result.props);
   recordFrame(0.0, true);
   return {};
 }
@@ -315,6 +324,20 @@ void ScenarioSession::Impl::runPostEvents(double t) {
           notRun(e, st.error());
         }
         break;
+      case EventType::Grab:
+      case EventType::Drop: {
+        const auto* g = std::get_if<ScenarioEvent::Grab>(&e.payload);
+        const std::string& name = g ? g->prop : std::get<ScenarioEvent::Drop>(e.payload).prop;
+        const auto it = std::find_if(s.props.begin(), s.props.end(),
+                                     [&](const ScenarioProp& p) { return p.name == name; });
+        if (it == s.props.end()) {
+          notRun(e, "no prop named '" + name + "'");
+          break;
+        }
+        const int prop = propIndex[static_cast<size_t>(it - s.props.begin())];
+        if (Status st = g ? ch->grabProp(prop) : ch->dropProp(prop); !st) notRun(e, st.error());
+        break;
+      }
       case EventType::End:
       default:
         break;
@@ -595,6 +618,7 @@ bool ScenarioSession::Impl::playFrame() {
     clipSceneStart = t1;
   }
   runPostEvents(t1);
+  propMeasure.observe(*ch, *world, dt, result.props);
   recordFrame(t1, false);
   return true;
 }
