@@ -491,6 +491,9 @@ class Character {
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
   void startExitBlend();
+  /// Moves the dynamic bodies and held dynamic props rigidly by `jump` (new root from old root),
+  /// their velocities turned with it.
+  void carryWithRoot(const Transform& jump);
   /// returnFrom_ (poses on the animation's root) becomes each joint's offset from animLocals_:
   /// rotation from * inverse(anim), translation from - anim.
   void offsetsFromAnimation();
@@ -630,6 +633,7 @@ class Character {
   std::vector<Quat> approachTurn_;
   std::vector<double> approachExtent_;  ///< Centre of mass to the farthest point of the shape. [m]
   std::vector<Transform> approachModels_, approachAnim_, approachTargets_;
+  std::vector<Transform> jumpCheck_;  ///< Powered: the body poses of the new animation, before they move.
 
   // Display and scratch.
   // Animation-owned bones: their joints, and per joint 1 = written back from its body (if any).

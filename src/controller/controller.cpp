@@ -223,6 +223,7 @@ Result<std::unique_ptr<Character>> Character::create(
   c->approachTurn_.assign(nb, Quat{1.0, 0.0, 0.0, 0.0});
   c->approachModels_.resize(n);
   c->approachAnim_.resize(nb);
+  c->jumpCheck_.resize(nb);
   c->approachTargets_.resize(nb);
   for (const BodyDef& def : asset->bodies) {
     const ShapeDesc& shape = def.shape;
@@ -321,9 +322,28 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
       recoveringPreStep(dt);
       break;
     case CharacterState::Powered: {
+      // The root jumped (a flagged teleport): the dynamic bodies (and held props) jump with it,
+      // keeping their pose and velocity relative to the root, instead of being dragged there by
+      // their joints to the kinematic ones and the drives across the jump.
+      if (animation.teleport) carryWithRoot(animation.worldFromRoot * animRoot_.inverse());
+      localToModel(skeleton_, animation.locals, scratchModels_);
+      // The animation jumped farther than the knock-out distance from a dynamic body (an abrupt
+      // clip switch, an unflagged jump): out before anything moves, so that neither the kinematic
+      // bodies nor a drive or pin goes across the jump (they did: an 80 m jump of a clip switch
+      // threw the bodies out of the world within a step).
+      bodyPosesFromModels(*asset_, scratchModels_, animation.worldFromRoot, jumpCheck_);
+      double farthest = 0.0;
+      for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
+        if (ragdoll_->authority(b) == Authority::Animation) continue;
+        farthest = std::max(farthest, glm::length(world_->transform(ragdoll_->body(b)).translation -
+                                                  jumpCheck_[static_cast<size_t>(b)].translation));
+      }
+      if (farthest > powered_.knockoutDistance) {
+        knockOut(farthest);
+        break;
+      }
       // Animated bodies of a partial ragdoll follow the animation; the history keeps every body's
       // animated pose so more bodies can go physical at any step.
-      localToModel(skeleton_, animation.locals, scratchModels_);
       if (Status s = ragdoll_->setAnimatedPose(time_ + dt, animation.worldFromRoot, scratchModels_,
                                                animation.teleport, dt);
           !s) {
@@ -798,6 +818,20 @@ void Character::startExitBlend() {
   returnBlend_ = 0.0;
   exitOffsets_ = true;
   if (!recoveries_.empty()) recoveries_.back().exitBlend = duration;
+}
+
+void Character::carryWithRoot(const Transform& jump) {
+  const auto carry = [&](BodyId body) {
+    world_->setTransform(body, jump * world_->transform(body));
+    world_->setLinearVelocity(body, jump.rotation * world_->linearVelocity(body));
+    world_->setAngularVelocity(body, jump.rotation * world_->angularVelocity(body));
+  };
+  for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
+    if (ragdoll_->authority(b) != Authority::Animation) carry(ragdoll_->body(b));
+  }
+  for (int p = 0; p < propCount(); ++p) {
+    if (propHeld(p) && world_->motionType(propBody(p)) == MotionType::Dynamic) carry(propBody(p));
+  }
 }
 
 void Character::offsetsFromAnimation() {
