@@ -80,7 +80,7 @@ const Demo& demo() {
 TEST(DemoSuite, EveryScenarioRunsAndWritesItsOutputs) {
   const Demo& d = demo();
   ASSERT_TRUE(d.error.empty()) << d.error;
-  ASSERT_EQ(d.results.size(), 10u);
+  ASSERT_EQ(d.results.size(), 12u);
   for (const ScenarioResult& r : d.results) {
     EXPECT_TRUE(r.ok) << r.name << ": " << r.error;
     EXPECT_TRUE(fs::exists(d.folder / (r.name + ".glb"))) << r.name;
