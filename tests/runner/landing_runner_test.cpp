@@ -234,6 +234,38 @@ TEST(Knockback, ShippedScenarioFliesOverTwoMetresAndStandsAgain) {
   EXPECT_TRUE(r.passed());
 }
 
+TEST(Knockback, AThrowWithoutSpinLandsOnItsFeetUnlessGettingUpIsForbidden) {
+  // Without the chest blow the throw carries no spin (every body the same velocity change): it
+  // flies upright and lands on its feet. A character not allowed to get up (a death) does not
+  // land either: the same flight stays a ragdoll, its flight still measured.
+  Scenario s = loadShipped("knockback");
+  s.events.pop_back();  // the chest blow
+  s.endTime = 3.0;
+  s.expectations.erase("recovered");
+  const ScenarioResult allowed = runScenario(s);
+  for (ScenarioEvent& e : s.events) {
+    if (auto* g = std::get_if<ScenarioEvent::GetUpAllowed>(&e.payload)) g->allowed = false;
+  }
+  const ScenarioResult dead = runScenario(s);
+  ASSERT_TRUE(allowed.ok && dead.ok) << allowed.error << dead.error;
+  ASSERT_EQ(allowed.knockbacks.size(), 1u);
+  ASSERT_EQ(dead.knockbacks.size(), 1u);
+  std::printf(
+      "[ figure ] spinless knock-back: flew %.2f m, %s; get-up forbidden: flew %.2f m, %zu landings, ends "
+      "%s\n",
+      allowed.knockbacks[0].flightDistance, allowed.knockbacks[0].recovery.c_str(),
+      dead.knockbacks[0].flightDistance, dead.landings.size(), dead.series.state.back().c_str());
+  ASSERT_EQ(allowed.landings.size(), 1u);
+  EXPECT_EQ(allowed.landings[0].from, "ragdoll");
+  EXPECT_EQ(allowed.knockbacks[0].recovery, "landing");
+  EXPECT_TRUE(allowed.knockbacks[0].recovered);
+  EXPECT_TRUE(dead.landings.empty());
+  EXPECT_EQ(dead.series.state.back(), "ragdoll");
+  EXPECT_TRUE(dead.knockbacks[0].touchedDown);
+  EXPECT_EQ(dead.knockbacks[0].flightDistance, allowed.knockbacks[0].flightDistance);
+  EXPECT_FALSE(dead.knockbacks[0].recovered);
+}
+
 TEST(Knockback, SeededEnsembleFliesAndRecovers) {
   std::mt19937 rng(kKnockbackSeed);
   std::uniform_real_distribution<double> heading(-kPi, kPi), size(330.0, 420.0), blow(0.0, 80.0);
