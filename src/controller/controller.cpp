@@ -1,5 +1,7 @@
 #include "handoff/controller.h"
 
+#include "controller/controller_internal.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -22,15 +24,8 @@ const char* characterStateName(CharacterState state) {
   return "?";
 }
 
-namespace {
-std::string format(const char* fmt, double a, double b = 0.0, double c = 0.0) {
-  char buffer[160];
-  std::snprintf(buffer, sizeof buffer, fmt, a, b, c);
-  return buffer;
-}
-
-Vec3 horizontal(const Vec3& v) { return Vec3{v.x, 0.0, v.z}; }
-}  // namespace
+using controller_detail::format;
+using controller_detail::horizontal;
 
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
                           const Vec3& modelForward, const Transform& standingRoot, double clipTime) {

@@ -3,6 +3,8 @@
 // animation (the get-up's capsule-space check and exit blend), and the knock-back throw.
 #include "handoff/controller.h"
 
+#include "controller/controller_internal.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -11,15 +13,8 @@
 
 namespace handoff {
 
-namespace {
-std::string landingText(const char* f, double a, double b = 0.0, double c = 0.0) {
-  char buffer[200];
-  std::snprintf(buffer, sizeof buffer, f, a, b, c);
-  return buffer;
-}
-
-Vec3 onGround(const Vec3& v) { return Vec3{v.x, 0.0, v.z}; }
-}  // namespace
+using controller_detail::format;
+using controller_detail::horizontal;
 
 Status validateLandingSettings(const LandingSettings& s) {
   const auto finiteAtLeast0 = [](double v) { return std::isfinite(v) && v >= 0.0; };
@@ -101,7 +96,7 @@ Character::LandingStep Character::landingPostStep(double dt) {
   }
   const Transform worldFromPelvis = bodyPoses_[0] * asset_->bodies[0].boneFromBody.inverse();
   const double height = (worldFromPelvis.translation.y - lowestFoot) / restPelvisHeight_;
-  const double footOffset = glm::length(onGround(feet - pelvis));
+  const double footOffset = glm::length(horizontal(feet - pelvis));
   const Vec3 trunk = bodyPoses_[static_cast<size_t>(chestBody_)].translation - pelvis;
   const double tilt =
       glm::length(trunk) > 1e-9 ? std::acos(std::clamp(glm::normalize(trunk).y, -1.0, 1.0)) : kPi;
@@ -118,11 +113,11 @@ Character::LandingStep Character::landingPostStep(double dt) {
   }
   if (time_ - touchdownAt_ + 1e-9 >= s.decisionTime) {
     touchdownAt_ = -1.0;
-    event("touchdown", landingText("not on its feet within %.2f s (feet %.2f m from the pelvis, pelvis at ",
+    event("touchdown", format("not on its feet within %.2f s (feet %.2f m from the pelvis, pelvis at ",
                                    s.decisionTime, footOffset) +
-                           landingText("%.0f %% of its standing height, tilt %.0f deg, ", 100.0 * height,
+                           format("%.0f %% of its standing height, tilt %.0f deg, ", 100.0 * height,
                                        tilt * 180.0 / kPi) +
-                           landingText("%.1f rad/s): falls on", spin));
+                           format("%.1f rad/s): falls on", spin));
     return LandingStep::None;
   }
   return LandingStep::InFlight;
@@ -132,16 +127,16 @@ bool Character::tryLand() {
   // The root under the pelvis, yawed by the pelvis's turn from its rest pose (yaw only: the
   // capsule never inherits a roll or pitch), on the floor planStand finds: the get-up's check.
   const Transform worldFromPelvis = bodyPoses_[0] * asset_->bodies[0].boneFromBody.inverse();
-  const Vec3 modelForward = onGround(asset_->modelForward);
+  const Vec3 modelForward = horizontal(asset_->modelForward);
   Vec3 forward =
-      onGround(worldFromPelvis.rotation * glm::conjugate(restPelvisRotation_) * asset_->modelForward);
+      horizontal(worldFromPelvis.rotation * glm::conjugate(restPelvisRotation_) * asset_->modelForward);
   if (glm::length(forward) < 1e-3) forward = preFallForward_;
   if (glm::length(forward) < 1e-3 || glm::length(modelForward) < 1e-3)
     forward = settings_.levelDefaultForward;
   double lowestFoot = std::numeric_limits<double>::infinity();
   for (int b : footBodies_)
     lowestFoot = std::min(lowestFoot, bodyPoses_[static_cast<size_t>(b)].translation.y);
-  const Transform proposed{yawBetween(glm::normalize(modelForward), glm::normalize(onGround(forward))),
+  const Transform proposed{yawBetween(glm::normalize(modelForward), glm::normalize(horizontal(forward))),
                            Vec3{worldFromPelvis.translation.x, lowestFoot, worldFromPelvis.translation.z}};
   const StandPlan plan =
       planStand(*world_, proposed, worldFromPelvis.translation, asset_->capsule, settings_.stand);
@@ -185,7 +180,7 @@ bool Character::tryLand() {
   landings_.push_back(record);
   touchdownAt_ = -1.0;
   airTime_ = 0.0;
-  event("landed", landingText("on its feet %.2f s after the touch-down, from ",
+  event("landed", format("on its feet %.2f s after the touch-down, from ",
                               record.flight >= 0 ? time_ - flights_.back().touchdown : 0.0) +
                       characterStateName(from));
   return true;
@@ -213,7 +208,7 @@ Status Character::knockBack(const Vec3& impulse) {
     world_->applyLinearImpulse(id, impulse * (world_->mass(id) / total), world_->transform(id).translation);
   }
   externalForce_ = true;
-  event("knockback", landingText("%.0f N s over %.1f kg: %.2f m/s", glm::length(impulse), total,
+  event("knockback", format("%.0f N s over %.1f kg: %.2f m/s", glm::length(impulse), total,
                                  glm::length(impulse) / total));
   return {};
 }

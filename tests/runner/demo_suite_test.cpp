@@ -307,7 +307,7 @@ TEST(DemoSuite, PoweredScenarioShowsTheOtherDriveSideBySide) {
               std::string::npos);
     ++compared;
   }
-  EXPECT_EQ(compared, 1) << "powered_hit_reaction";
+  EXPECT_EQ(compared, 2) << "powered_hit_reaction, ledge_landing";
   // In the same process (the suite runs once per test process): the hit reaction's own figures.
   expectHitReactionReturnsToTheHeldPose(d);
 }
@@ -496,7 +496,7 @@ TEST(DemoSuite, ReplaysLoadBackWithJointsFramesAndPelvisTrajectory) {
                 name.c_str(), frames, jointCount, worst);
     ++files;
   }
-  EXPECT_EQ(files, 10);
+  EXPECT_EQ(files, 12);
 }
 
 TEST(Runner, SameScenarioTwiceGivesBitIdenticalMetrics) {
