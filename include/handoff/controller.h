@@ -142,8 +142,9 @@ struct PoweredSettings {
 /// (tipped, too low, spinning, no standable spot) the fall goes on as before: a powered one is
 /// knocked out by its distance to the animation, a ragdoll settles and gets up. While airborne
 /// and deciding, a powered character is not knocked out by its distance from the animated pose
-/// (the game's root cannot follow a fall). A character not allowed to get up
-/// (setGetUpAllowed(false): a death) does not land either; its flights are still recorded.
+/// (the game's root cannot follow a fall). A character that cannot get up (setGetUpAllowed(false):
+/// a death; no get-up clip set; a broken joint) does not land either, and its flights are not
+/// tracked (no world queries).
 struct LandingSettings {
   /// Land on the feet when the checks below hold; false: every fall lies down first. [default true]
   bool enabled = true;
@@ -391,8 +392,8 @@ class Character {
   /// landing on the feet (LandingSettings) or, lying, in the get-up. Event "knockback". Refused
   /// (nothing changed) for a non-finite impulse or when the commit fails. [N s]
   Status knockBack(const Vec3& impulse);
-  /// Every flight (LandingSettings: no body on the world for minAirTime, then a touch-down), in
-  /// order; the one in progress is not listed until it touches down.
+  /// Every flight (LandingSettings: no body on the world for minAirTime, then a touch-down) of a
+  /// character that may land, in order; the one in progress is not listed until it touches down.
   const std::vector<FlightRecord>& flights() const { return flights_; }
   /// Every landing on the feet, in order.
   const std::vector<LandingRecord>& landings() const { return landings_; }

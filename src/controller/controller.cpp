@@ -565,8 +565,13 @@ void Character::ragdollPostStep(double dt) {
   blendPoses(animRelative_, physicsLocals_, blendWeight_, display_);
   displayRoot_ = ragdollRoot_;
 
-  // A fall that comes down on its feet lands into animation (LandingSettings).
-  if (landingPostStep(dt) == LandingStep::Landed) return;
+  // A fall that comes down on its feet lands into animation (LandingSettings); not once the
+  // get-up is under way (the gather's servos may lift the body off the ground).
+  if (gathering_) {
+    resetFlight();
+  } else if (landingPostStep(dt) == LandingStep::Landed) {
+    return;
+  }
 
   // Settle and facing (pelvis = body 0, chest = the Chest slot's body).
   const BodyId pelvis = ragdoll_->body(0);

@@ -50,10 +50,13 @@ bool Character::touchingWorld(int body) const {
 
 Character::LandingStep Character::landingPostStep(double dt) {
   const LandingSettings& s = settings_.landing;
-  if (!s.enabled || footBodies_.empty() || chestBody_ < 0 || !(restPelvisHeight_ > 0.0) || ragdoll_->broken())
+  // A character that cannot get up (not allowed: a death; no get-up clip; a broken joint) does not
+  // land either, and nothing is queried for it.
+  if (!s.enabled || !getUpAllowed_ || !(supine_ || prone_) || footBodies_.empty() || chestBody_ < 0 ||
+      !(restPelvisHeight_ > 0.0) || ragdoll_->broken()) {
+    resetFlight();
     return LandingStep::None;
-  // A character not allowed to get up (a death) does not land either; its flights are recorded.
-  const bool mayLand = getUpAllowed_;
+  }
   bool touching = false;
   for (int b = 0; b < ragdoll_->bodyCount() && !touching; ++b) touching = touchingWorld(b);
   const Vec3 pelvis = bodyPoses_[0].translation;
@@ -65,8 +68,7 @@ Character::LandingStep Character::landingPostStep(double dt) {
     airTime_ += dt;
     if (touchdownAt_ < 0.0) flightSpin_ = glm::length(world_->angularVelocity(ragdoll_->body(0)));
     // A bounce after a touch-down stays in its decision window.
-    if (touchdownAt_ < 0.0)
-      return mayLand && airTime_ >= s.minAirTime ? LandingStep::InFlight : LandingStep::None;
+    if (touchdownAt_ < 0.0) return airTime_ >= s.minAirTime ? LandingStep::InFlight : LandingStep::None;
   } else {
     if (airTime_ >= s.minAirTime && airTime_ > 0.0) {
       // A touch-down: the decision window opens.
@@ -75,7 +77,6 @@ Character::LandingStep Character::landingPostStep(double dt) {
     }
     airTime_ = 0.0;
   }
-  if (!mayLand) touchdownAt_ = -1.0;
   if (touchdownAt_ < 0.0) return LandingStep::None;
 
   // On its feet? A foot on the world, the feet under the pelvis, the pelvis high, the trunk up,

@@ -308,7 +308,9 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
         fmt("knock-back of %.0f N s (%.2f m/s) ", k.impulse, k.velocityChange) + fmt("at %.3f s", k.time);
     if (!k.touchedDown) {
       checks.push_back(
-          notRun("knockback.flight_distance" + at, what, "it never left the ground and came down"));
+          notRun("knockback.flight_distance" + at, what,
+                 "no flight ended: it never left the ground, or it may not get up (no flight is then "
+                 "tracked, LandingSettings)"));
     } else {
       checks.push_back(
           atLeast("knockback.flight_distance" + at,
