@@ -23,6 +23,7 @@
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -73,6 +74,25 @@ struct PoweredPin {
   /// Explicit bound h^2 K + 2 h D < 4 holds down to one 60 Hz substep (0.44 + 2.67 = 3.1).
   PinGains gains{1600.0, 80.0, std::numeric_limits<double>::infinity(),
                  1600.0, 80.0, std::numeric_limits<double>::infinity()};
+};
+
+/// Limb lag (SPEC.md section 6, Character::goLimbLag): light physics lag on the limb ends while
+/// the character walks. The bodies of `slots` go dynamic under the asset's drives (the implicit
+/// servo at full weight: stiff drives, the asset's light damping), following the animation with
+/// a little inertia; every other body stays kinematic on the animation and the root stays the
+/// game's, so the walk, its root motion and the kinematic bodies (the blocking representation, as
+/// in any partial ragdoll) are the animation's. It stays on until Character::goAnimated, which
+/// fades the lag out over its blend.
+inline constexpr std::array<Slot, 4> kLimbLagSlots{Slot::LowerArmL, Slot::HandL, Slot::LowerArmR,
+                                                   Slot::HandR};
+struct LimbLagSettings {
+  /// The lagging bodies, by slot (those the asset has). [default kLimbLagSlots: the forearms and
+  /// hands]
+  std::vector<Slot> slots = std::vector<Slot>(kLimbLagSlots.begin(), kLimbLagSlots.end());
+  /// Their display weight: 1 shows the physics pose, 0.5 half of the lag. [0, 1] (> 0) [default 1]
+  double weight = 1.0;
+  /// The drives ramp in over this time, so the lag grows from zero. [s] [>= 0] [default 0.2]
+  double rampTime = 0.2;
 };
 
 /// Powered mode: how the drives and pins run, and when the character leaves the mode.
@@ -265,6 +285,54 @@ struct CharacterSettings {
   std::vector<int> animationOwnedJoints;  ///< The same by joint index. [0, joints) [default none]
   /// Falls that land on the feet go back to animation without lying down (LandingSettings).
   LandingSettings landing;
+  /// Whether every held prop (Character::addProp) drops when the character dies: becomes a full
+  /// ragdoll (goRagdoll, a knock-out, a broken joint), released with the hand's velocity at the
+  /// moment of the commit. False: the props stay in the hand through the ragdoll and the get-up
+  /// until dropProp. [default true: a dead character lets go of its weapon]
+  bool dropPropsAtDeath = true;
+};
+
+/// A rigid prop held in a hand (a weapon; PuppetMaster's props). The prop is a body of its own
+/// in the character's world, joined to the hand's body by a fixed joint (every linear and angular
+/// axis locked) while held: kinematic on the hand's animated pose while the hand is animated,
+/// dynamic under the joint while the hand is simulated (powered, partial, ragdoll), its mass then
+/// part of the hand's dynamics. Dropped (Character::dropProp, or at death) it is a free dynamic
+/// body with the velocity of the hand at its grip. Frames: H the hand bone, G the grip, P the
+/// prop's body space (origin at its centre of mass); worldFromProp = worldFromHand * handFromGrip
+/// * inverse(propFromGrip).
+struct PropDesc {
+  std::string name;   ///< Names the prop in events and messages. [non-empty, unique per character]
+  ShapeDesc shape;    ///< Collision shape in P (a capsule along P's +Y). [required]
+  double mass = 1.0;  ///< [kg] [> 0] [default 1]
+  Vec3 inertia{0.0};  ///< Principal moments in P; zero = computed from the shape. [kg m^2] [default 0]
+  /// The bone holding it (exact name; empty: handJoint). It needs a body, its own or its nearest
+  /// ancestor's: the prop rides that body, fixed to it as the bones were when the prop was added.
+  std::string handBone;
+  int handJoint = -1;        ///< The same by skeleton joint index, when handBone is empty. [0, joints)
+  Transform handFromGrip;    ///< T_HG: the grip frame in the hand bone's space. [m]
+  Transform propFromGrip;    ///< T_PG: the grip frame in the prop's body space. [m]
+  double friction = 0.8;     ///< [>= 0] [default 0.8]
+  double restitution = 0.0;  ///< [0, 1] [default 0]
+};
+
+/// What a prop's release measured (Character::propReleases): the hand point's velocity at the
+/// grip and what the prop got. World space. [m/s] [rad/s]
+struct PropRelease {
+  int prop = -1;         ///< Character::addProp index.
+  double time = 0.0;     ///< Character time. [s]
+  bool atDeath = false;  ///< Released by CharacterSettings::dropPropsAtDeath (else dropProp).
+  Vec3 gripPoint{0.0};   ///< The hand's grip point (worldFromHandBody * handBodyFromGrip). [m]
+  /// v_hand + omega_hand x (gripPoint - c_hand): the hand body's velocity at the grip point.
+  Vec3 handPointVelocity{0.0};
+  Vec3 handAngularVelocity{0.0};
+  Vec3 handVelocity{0.0};  ///< The hand body's centre-of-mass velocity.
+  /// The prop's velocity at the same point and its angular velocity, read back from the engine
+  /// after the release.
+  Vec3 propPointVelocity{0.0};
+  Vec3 propAngularVelocity{0.0};
+  /// The prop's centre-of-mass velocity just before the release (as held) and just after.
+  Vec3 propVelocityBefore{0.0}, propVelocityAfter{0.0};
+  double gripSeparation = 0.0;  ///< The prop's grip point from the hand's at the release. [m]
 };
 
 /// The game's animation pose for the end of the coming step.
@@ -306,7 +374,7 @@ struct CharacterEvent {
                      ///< "fault" (a body went non-finite or left the world: reset), "break" (a
                      ///< joint broke: which, at what force and torque), "knockback" (thrown),
                      ///< "touchdown" (a flight ended; not on its feet: falls on), "landed" (on its
-                     ///< feet: animated again)
+                     ///< feet: animated again), "grab" / "drop" (a prop into or out of the hand)
   std::string detail;
 };
 
@@ -368,6 +436,10 @@ class Character {
   /// Partial ragdoll: goPowered with `bodyWeights` (per asset body, 0 animation .. 1 physics),
   /// the other settings as given.
   Status goPartial(std::span<const double> bodyWeights, double rampTime, PoweredSettings settings = {});
+  /// Limb lag (LimbLagSettings): goPartial on the bodies of `settings.slots` with `powered`'s
+  /// drives (its returnWhenSettled is cleared: the lag stays on until goAnimated). Refused as goPowered is,
+  /// and when the asset has a body in none of the slots.
+  Status goLimbLag(const LimbLagSettings& settings = {}, PoweredSettings powered = {});
   /// Changes the physics and drive weights per body while powered (empty driveWeights: 1). A body
   /// going 0 -> > 0 becomes dynamic from its animated pose and velocity; > 0 -> 0 becomes
   /// kinematic on the animation. Refused unless Powered.
@@ -466,6 +538,40 @@ class Character {
   /// animationOwnedJoints, resolved, ascending, without repeats).
   std::span<const int> animationOwnedJoints() const { return ownedJoints_; }
 
+  // --- Props (PropDesc) ---
+  /// Creates a prop in the hand at the grip of the hand body's current pose, moving with it, and
+  /// returns its index. Refused (nothing created) for a bad description (empty or repeated name,
+  /// no shape, mass <= 0, non-finite frames, an unknown bone or one without a body above it).
+  /// Allocates: not during a step.
+  Result<int> addProp(const PropDesc& desc);
+  /// Releases a held prop now: the joint goes, the prop is a free dynamic body whose linear and
+  /// angular velocity are the hand body's at the grip (v = v_hand + omega_hand x r, omega =
+  /// omega_hand). It ignores its own character until each body and the capsule have moved apart
+  /// from it (surface distance over 5 mm, and over what their speeds close in 1/60 s: touching,
+  /// colliding would push them apart in one step), then collides with them as with the world.
+  /// Event "drop".
+  /// Refused for an unknown or free prop.
+  Status dropProp(int prop);
+  /// Puts a free prop back in the hand: teleported to the grip of the hand's current pose (its
+  /// velocity the hand's there) and joined again. A teleport: call it when the hand reaches the
+  /// prop. Event "grab". Refused for an unknown or held prop.
+  Status grabProp(int prop);
+  int propCount() const { return static_cast<int>(props_.size()); }
+  const PropDesc& propDesc(int prop) const { return props_[static_cast<size_t>(prop)].desc; }
+  BodyId propBody(int prop) const { return props_[static_cast<size_t>(prop)].body; }
+  bool propHeld(int prop) const { return props_[static_cast<size_t>(prop)].held; }
+  /// The asset body the prop rides (the hand bone's, or its nearest ancestor's).
+  int propHandBody(int prop) const { return props_[static_cast<size_t>(prop)].handBody; }
+  /// The grip frame as the hand holds it now: worldFromHandBody * handBodyFromGrip (engine pose).
+  Transform handGrip(int prop) const;
+  /// The grip frame as the prop carries it now: worldFromProp * propFromGrip (engine pose).
+  Transform propGrip(int prop) const;
+  /// Bodies of this character (and its capsule) the prop collides with now: 0 while held; after a
+  /// drop it rises to bodyCount + 1 as they move apart. [0, bodies + 1]
+  int propCollidingPairs(int prop) const;
+  /// Every release so far, in order.
+  std::span<const PropRelease> propReleases() const { return propReleases_; }
+
  private:
   Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
             const CharacterSettings& settings);
@@ -480,10 +586,17 @@ class Character {
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
   void startExitBlend();
-  /// The display of a blend back to animation (the get-up's exit offsets, or the powered
-  /// return's physics pose) `blendTime` into it, on the current animation; returns the blend
-  /// weight (1 physics or clip, 0 animation).
+  /// returnFrom_ (poses on the animation's root) becomes each joint's offset from animLocals_:
+  /// rotation from * inverse(anim), translation from - anim.
+  void offsetsFromAnimation();
+  /// The display of a blend back to animation `blendTime` into it: the offsets from the
+  /// animation that the return left (the get-up clip's last frame, or the powered pose) fading
+  /// out on the current animation, so that a moving animation keeps moving the display; returns
+  /// the blend weight (1 physics or clip, 0 animation).
   double blendBackPose(double blendTime, std::span<Transform> out) const;
+  /// The bodies' approach to the animation starts: their engine poses as offsets from the
+  /// animation `models` on `worldFromRoot` (the pose they are to reach).
+  void startApproach(const Transform& worldFromRoot, std::span<const Transform> models);
   /// Animated, after a return: the bodies' targets for the step, from `models` (the display the
   /// step ends on) eased at CharacterSettings::returnBodySpeed from the last engine poses.
   void approachBodies(const AnimationInput& animation, std::span<const Transform> models, double dt);
@@ -513,6 +626,28 @@ class Character {
   bool touchingWorld(int body) const;
   bool tryLand();
   void resetFlight();
+  /// Held props: kinematic on the hand's animated target while it is animated, dynamic with the
+  /// hand's velocity once it is simulated (end of preStep).
+  void propsPreStep();
+  /// Switches a dropped prop's pairs with this character back on once apart (after postStep).
+  void propsPostStep();
+  void releaseProp(int prop, bool atDeath);
+  void attachProp(int prop);
+
+  struct Prop {
+    PropDesc desc;
+    BodyId body;
+    JointId joint;
+    int handBody = -1;
+    Transform handBodyFromGrip;
+    bool held = true;
+    double movedAt = -1.0;  ///< History time of the last kinematic move. [s]
+    /// Per ragdoll body, then the capsule: 1 while the pair's collision is off.
+    std::vector<std::uint8_t> pairOff;
+  };
+  std::vector<Prop> props_;
+  std::vector<PropRelease> propReleases_;
+  std::vector<ShapeDesc> pairShapes_;  ///< Each body's shape, then the capsule's.
 
   PhysicsWorld* world_;
   std::shared_ptr<const RagdollAsset> asset_;

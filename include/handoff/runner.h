@@ -161,6 +161,10 @@ struct ScenarioResult {
   std::vector<KnockbackMetrics> knockbacks;  ///< Knock-backs, in event order.
   /// The look-at's bone against the gaze (Scenario::lookAt), when the scenario has one.
   std::optional<LookAtMetrics> lookAt;
+  /// Every limb lag ("limb_lag" event) until its return to animation (LimbLagMeasure).
+  std::vector<LimbLagMetrics> limbLags;
+  /// Every prop in the hand (Scenario::props): its grip while held and its release (PropMeasure).
+  std::vector<PropMetrics> props;
   std::string replayFile;  ///< Written .glb (file name only), empty if none.
   double seconds = 0.0;    ///< Wall-clock run time (not part of the deterministic output). [s]
   bool passed() const;     ///< ok, nothing left un-run, and every check passes.

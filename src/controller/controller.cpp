@@ -79,6 +79,10 @@ Character::~Character() {
   // Nothing of this character stays registered in the world it leaves.
   world_->removeSubstepListener(&listeners_);
   if (firstStepProbe_) world_->removeSubstepListener(&*firstStepProbe_);
+  for (Prop& p : props_) {
+    if (p.joint.valid()) world_->destroyJoint(p.joint);
+    world_->destroyBody(p.body);
+  }
 }
 
 void Character::recordCommit(HandoffRecord&& record) {
@@ -353,6 +357,7 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
     if (animation.teleport) haveJointTargets_ = false;  // no target velocity across a jump
     updateDriveTargets(dt);
   }
+  propsPreStep();
   return {};
 }
 
@@ -396,6 +401,7 @@ void Character::postStep(double dt) {
     stopGather();
     if (state_ == CharacterState::Powered && poweredToRagdoll()) event("knockout", "a joint broke");
   }
+  propsPostStep();
   externalForce_ = false;
 }
 
@@ -511,6 +517,12 @@ void Character::enterRagdoll(const Transform& root, double blendTime) {
   // The character's horizontal forward before the fall: the fallback yaw of the get-up.
   const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
   if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
+  // Death lets go of the props, with the velocities the commit just gave the hands.
+  if (settings_.dropPropsAtDeath) {
+    for (int i = 0; i < propCount(); ++i) {
+      if (props_[static_cast<size_t>(i)].held) releaseProp(i, true);
+    }
+  }
 }
 
 Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint) {
@@ -786,13 +798,7 @@ void Character::startExitBlend() {
     if (skeleton_.parents[static_cast<size_t>(j)] == kNoParent)
       returnFrom_[static_cast<size_t>(j)] = animFromExit * returnFrom_[static_cast<size_t>(j)];
   }
-  // Offsets: rotation fromRotation * inverse(animRotation), translation from - anim.
-  for (size_t j = 0; j < returnFrom_.size(); ++j) {
-    const Transform& from = returnFrom_[j];
-    const Transform& anim = animLocals_[j];
-    returnFrom_[j] = Transform{normalizeOrIdentity(from.rotation * glm::conjugate(anim.rotation)),
-                               from.translation - anim.translation};
-  }
+  offsetsFromAnimation();
   // How far fading the offsets can carry a tracked point (pelvis, feet), whatever pose the
   // animation is in meanwhile: its own and each ancestor's translation offset, plus each
   // ancestor's rotation offset angle times the chain length from it to the point. A linear fade
@@ -825,21 +831,34 @@ void Character::startExitBlend() {
   exitFromLanding_ = false;
 }
 
+void Character::offsetsFromAnimation() {
+  for (size_t j = 0; j < returnFrom_.size(); ++j) {
+    const Transform& from = returnFrom_[j];
+    const Transform& anim = animLocals_[j];
+    returnFrom_[j] = Transform{normalizeOrIdentity(from.rotation * glm::conjugate(anim.rotation)),
+                               from.translation - anim.translation};
+  }
+}
+
+void Character::startApproach(const Transform& worldFromRoot, std::span<const Transform> models) {
+  bodyPosesFromModels(*asset_, models, worldFromRoot, approachAnim_);
+  for (size_t b = 0; b < approachAnim_.size(); ++b) {
+    const Transform current = world_->transform(ragdoll_->body(static_cast<int>(b)));
+    approachOffset_[b] = current.translation - approachAnim_[b].translation;
+    approachTurn_[b] = normalizeOrIdentity(current.rotation * glm::conjugate(approachAnim_[b].rotation));
+  }
+  approachStart_ = false;
+  approaching_ = true;
+}
+
 void Character::approachBodies(const AnimationInput& animation, std::span<const Transform> models,
                                double dt) {
   localToModel(skeleton_, animation.locals, approachModels_);
+  // After a get-up, from where the clip left the bodies, on this step's animation: the game
+  // re-places its root where the character stood up.
+  if (approachStart_) startApproach(animation.worldFromRoot, approachModels_);
   bodyPosesFromModels(*asset_, approachModels_, animation.worldFromRoot, approachAnim_);
   bodyPosesFromModels(*asset_, models, animation.worldFromRoot, approachTargets_);
-  if (approachStart_) {
-    // From where physics or the get-up left the bodies.
-    for (size_t b = 0; b < approachAnim_.size(); ++b) {
-      const Transform current = world_->transform(ragdoll_->body(static_cast<int>(b)));
-      approachOffset_[b] = current.translation - approachAnim_[b].translation;
-      approachTurn_[b] = normalizeOrIdentity(current.rotation * glm::conjugate(approachAnim_[b].rotation));
-    }
-    approachStart_ = false;
-    approaching_ = true;
-  }
   const double speed = settings_.returnBodySpeed;
   const Quat identity{1.0, 0.0, 0.0, 0.0};
   bool settled = true;
@@ -867,17 +886,13 @@ void Character::approachBodies(const AnimationInput& animation, std::span<const 
 }
 
 double Character::blendBackPose(double blendTime, std::span<Transform> out) const {
-  const double w = std::clamp(blendTime / returnBlendTotal_, 0.0, 1.0);
-  if (exitOffsets_) {
-    const Quat identity{1.0, 0.0, 0.0, 0.0};
-    for (size_t j = 0; j < out.size(); ++j) {
-      const Transform& offset = returnFrom_[j];
-      const Transform& anim = animLocals_[j];
-      out[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
-                         anim.translation + offset.translation * (1.0 - w)};
-    }
-  } else {
-    blendPoses(animLocals_, returnFrom_, 1.0 - w, out);
+  const double w = returnBlendTotal_ > 0.0 ? std::clamp(blendTime / returnBlendTotal_, 0.0, 1.0) : 1.0;
+  const Quat identity{1.0, 0.0, 0.0, 0.0};
+  for (size_t j = 0; j < out.size(); ++j) {
+    const Transform& offset = returnFrom_[j];
+    const Transform& anim = animLocals_[j];
+    out[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
+                       anim.translation + offset.translation * (1.0 - w)};
   }
   keepAnimationOwned(out);
   return 1.0 - w;

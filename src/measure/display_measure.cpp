@@ -226,3 +226,83 @@ void ReturnMeasure::observe(const Character& character, const PhysicsWorld& worl
 }
 
 }  // namespace handoff
+
+namespace handoff {
+
+// ---------------------------------------------------------------------------------------------
+// LimbLagMeasure
+
+void LimbLagMeasure::shownPoints(const Character& character, std::vector<Vec3>& out) {
+  localToModel(character.skeleton(), character.displayLocals(), models_);
+  const Transform& root = character.displayRoot();
+  for (size_t i = 0; i < points_.size(); ++i)
+    out[i] =
+        root.transformPoint(models_[static_cast<size_t>(points_[i].joint)].transformPoint(points_[i].offset));
+}
+
+void LimbLagMeasure::begin(const Character& character, double rampTime, double time, LimbLagMetrics& out) {
+  const Skeleton& skeleton = character.skeleton();
+  const RagdollAsset& asset = character.ragdoll().asset();
+  points_.clear();
+  // The joints of the lagging bodies (a forearm's elbow, a hand's wrist) and their tips; the
+  // bones below them without a body (fingers) turn with them and are not counted.
+  for (int j = 0; j < skeleton.jointCount(); ++j) {
+    const int body = asset.bodyForJoint(j);
+    if (body < 0 || character.ragdoll().authority(body) == Authority::Animation) continue;
+    const auto J = static_cast<size_t>(j);
+    points_.push_back({j, Vec3{0.0}, skeleton.jointNames[J]});
+    const Vec3& tip = J < skeleton.endSiteOffset.size() ? skeleton.endSiteOffset[J] : Vec3{0.0};
+    if (glm::length(tip) > 0.0) points_.push_back({j, tip, skeleton.jointNames[J] + " end"});
+  }
+  const auto n = static_cast<size_t>(skeleton.jointCount());
+  models_.resize(n);
+  nowModels_.resize(n);
+  beforeModels_.resize(n);
+  shown_.resize(points_.size());
+  lastShown_.resize(points_.size());
+  shownPoints(character, lastShown_);  // the display of the frame before the switch
+  frameLags_.clear();
+  out = LimbLagMetrics{};
+  out.time = time;
+  start_ = time;
+  switchWindow_ = rampTime + 0.1;
+  open_ = !points_.empty();
+}
+
+void LimbLagMeasure::observe(const Character& character, const Transform& worldFromRoot,
+                             std::span<const Transform> animationNow,
+                             std::span<const Transform> animationBefore, double time, LimbLagMetrics& out) {
+  if (!open_) return;
+  if (character.state() != CharacterState::Powered) {
+    open_ = false;
+    return;
+  }
+  shownPoints(character, shown_);
+  localToModel(character.skeleton(), animationNow, nowModels_);
+  localToModel(character.skeleton(), animationBefore, beforeModels_);
+  double frameWorst = 0.0;
+  for (size_t i = 0; i < points_.size(); ++i) {
+    const auto J = static_cast<size_t>(points_[i].joint);
+    const Vec3 animNow = worldFromRoot.transformPoint(nowModels_[J].transformPoint(points_[i].offset));
+    const Vec3 animBefore = worldFromRoot.transformPoint(beforeModels_[J].transformPoint(points_[i].offset));
+    const double lag = glm::length(shown_[i] - animNow);
+    frameWorst = std::max(frameWorst, lag);
+    if (lag > out.worstLag) {
+      out.worstLag = lag;
+      out.worstPoint = points_[i].name;
+    }
+    if (time - start_ <= switchWindow_ + 1e-9) {
+      const double jump = glm::length(shown_[i] - lastShown_[i]) - glm::length(animNow - animBefore);
+      out.worstSwitchOnJump = std::max(out.worstSwitchOnJump, jump);
+    }
+  }
+  frameLags_.push_back(frameWorst);
+  std::vector<double> sorted = frameLags_;
+  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), middle, sorted.end());
+  out.medianLag = *middle;
+  ++out.frames;
+  lastShown_ = shown_;
+}
+
+}  // namespace handoff

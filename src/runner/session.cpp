@@ -78,6 +78,9 @@ struct ScenarioSession::Impl {
   Quat lookAtAsked{1.0, 0.0, 0.0, 0.0};
   std::optional<LookAtMeasure> lookAtMeasure;
   LookAtMetrics lookAtFigures;
+  LimbLagMeasure limbLagMeasure;
+  PropMeasure propMeasure;
+  std::vector<int> propIndex;  // per Scenario::props, the Character's prop index
   std::vector<Transform> lookAtModels;
 
   ScenarioResult result;
@@ -102,6 +105,7 @@ struct ScenarioSession::Impl {
   void measure(const HandoffRecord& record, double t, const char* kind);
   void commit(double t);
   std::vector<double> partialWeights(const ScenarioEvent::Partial& p) const;
+  void limbLag(const ScenarioEvent& e, double t);
   void poweredEntry(const ScenarioEvent& e, double t, const Status& st, size_t recordsBefore);
   void runPostEvents(double t);
   void impulse(const ScenarioEvent& e, double t);
@@ -143,6 +147,7 @@ void ScenarioSession::Impl::makeSettings() {
   // drive solver as `powered` and `partial` have it (the default, implicit, is the library's).
   cs.hitReaction.solver = s.settings.driveSolver;
   cs.animationOwnedBones = s.settings.animationOwnedBones;
+  cs.dropPropsAtDeath = s.settings.dropPropsAtDeath;
 }
 
 void ScenarioSession::Impl::startReplay() {
@@ -200,6 +205,11 @@ Status ScenarioSession::Impl::create() {
   if (!created) return Error{"character: " + created.error()};
   ch = std::move(created).value();
   ch->setGetUpClips(l->supine, l->prone);
+  for (size_t i = 0; i < s.props.size(); ++i) {
+    Result<int> prop = ch->addProp(propDesc(s.props[i]));
+    if (!prop) return Error{"props[" + std::to_string(i) + "]: " + prop.error()};
+    propIndex.push_back(prop.value());
+  }
   startReplay();
 
   pelvisJoint = asset.map[Slot::Pelvis];
@@ -215,6 +225,7 @@ Status ScenarioSession::Impl::create() {
   lastPelvisWorld = world->transform(ch->ragdoll().body(pelvisBody)).translation;
 
   runPostEvents(0.0);
+  propMeasure.observe(*ch, *world, dt, result.props);
   recordFrame(0.0, true);
   return {};
 }
@@ -315,11 +326,28 @@ void ScenarioSession::Impl::runPostEvents(double t) {
       case EventType::Partial:
         partial(e, t);
         break;
+      case EventType::LimbLag:
+        limbLag(e, t);
+        break;
       case EventType::Animate:
         if (Status st = ch->goAnimated(std::get<ScenarioEvent::Animate>(e.payload).blendTime); !st) {
           notRun(e, st.error());
         }
         break;
+      case EventType::Grab:
+      case EventType::Drop: {
+        const auto* g = std::get_if<ScenarioEvent::Grab>(&e.payload);
+        const std::string& name = g ? g->prop : std::get<ScenarioEvent::Drop>(e.payload).prop;
+        const auto it = std::find_if(s.props.begin(), s.props.end(),
+                                     [&](const ScenarioProp& p) { return p.name == name; });
+        if (it == s.props.end()) {
+          notRun(e, "no prop named '" + name + "'");
+          break;
+        }
+        const int prop = propIndex[static_cast<size_t>(it - s.props.begin())];
+        if (Status st = g ? ch->grabProp(prop) : ch->dropProp(prop); !st) notRun(e, st.error());
+        break;
+      }
       case EventType::End:
       default:
         break;
@@ -440,6 +468,22 @@ void ScenarioSession::Impl::partial(const ScenarioEvent& e, double t) {
   }
 }
 
+void ScenarioSession::Impl::limbLag(const ScenarioEvent& e, double t) {
+  const auto& p = std::get<ScenarioEvent::LimbLag>(e.payload);
+  LimbLagSettings lag;
+  if (!p.slots.empty()) lag.slots = p.slots;
+  lag.weight = p.weight;
+  lag.rampTime = p.rampTime;
+  PoweredSettings ps;
+  ps.solver = s.settings.driveSolver;
+  const size_t before = ch->handoffs().size();
+  const Status st = ch->goLimbLag(lag, ps);
+  poweredEntry(e, t, st, before);
+  if (!st) return;
+  result.limbLags.emplace_back();
+  limbLagMeasure.begin(*ch, lag.rampTime, t, result.limbLags.back());
+}
+
 // Per asset body, the physics weight a `partial` event gives it: its own entry (bone or slot
 // name), else the largest weight of the regions containing its slot, else 0.
 std::vector<double> ScenarioSession::Impl::partialWeights(const ScenarioEvent::Partial& p) const {
@@ -496,6 +540,8 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   sampleAt(std::max(clipSceneStart, t - dt), resumedBefore);
   returns->observe(*ch, *world, root, resumedNow, resumedBefore, t, result.returns);
   measureKnockbacks();
+  if (limbLagMeasure.open())
+    limbLagMeasure.observe(*ch, root, resumedNow, resumedBefore, t, result.limbLags.back());
   if (lookAtMeasure) {
     lookAtMeasure->observe(*ch, lookAtAsked, s.lookAt->target, lookAtFigures);
     result.lookAt = lookAtFigures;
@@ -646,6 +692,7 @@ bool ScenarioSession::Impl::playFrame() {
     clipSceneStart = t1;
   }
   runPostEvents(t1);
+  propMeasure.observe(*ch, *world, dt, result.props);
   recordFrame(t1, false);
   return true;
 }

@@ -292,6 +292,13 @@ void validateAgainst(const Scenario& scenario, const ImportedAsset& character, P
                    problems);
   }
   if (scenario.lookAt) checkOwnedBone(scenario.lookAt->bone, "lookAt.bone", character.skeleton, problems);
+  for (std::size_t i = 0; i < scenario.props.size(); ++i) {
+    const std::string& bone = scenario.props[i].bone;
+    if (character.skeleton.findJoint(bone) < 0) {
+      problems.add("props[" + std::to_string(i) + "].bone",
+                   "no bone named '" + bone + "'" + didYouMean(bone, character.skeleton.jointNames));
+    }
+  }
 }
 
 std::string readText(const std::string& path, bool& ok) {

@@ -7,19 +7,19 @@ file(REMOVE_RECURSE ${out})
 execute_process(COMMAND ${HANDOFF} demo --out ${out} RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
 message("${stdout}")
 # Exit 0 when every scenario passes, 1 when a threshold fails (the report says which).
-if(NOT (rc EQUAL 0 OR rc EQUAL 1) OR NOT stdout MATCHES "\\[12/12\\] knockback")
+if(NOT (rc EQUAL 0 OR rc EQUAL 1) OR NOT stdout MATCHES "\\[14/14\\] knockback")
   message(FATAL_ERROR "handoff demo failed (${rc}):\n${stdout}\n${err}")
 endif()
 foreach(name run_handoff jump_handoff spin_handoff punch_handoff teleport_handoff death_down_steps
-             knockdown_getup_supine knockdown_getup_prone powered_hit_reaction arm_break
-             ledge_landing knockback)
+             knockdown_getup_supine knockdown_getup_prone powered_hit_reaction arm_break walk_limb_lag
+             prop_hit_death ledge_landing knockback)
   if(NOT EXISTS ${out}/${name}.glb)
     message(FATAL_ERROR "no replay ${out}/${name}.glb")
   endif()
 endforeach()
 file(READ ${out}/metrics.json metrics)
 string(JSON passed GET "${metrics}" summary scenariosPassed)
-if(NOT stdout MATCHES "${passed} of 12 scenarios passed")
+if(NOT stdout MATCHES "${passed} of 14 scenarios passed")
   message(FATAL_ERROR "the printed summary disagrees with metrics.json (${passed} passed)")
 endif()
 file(READ ${out}/report.html html)
