@@ -148,6 +148,9 @@ bool Character::tryLand() {
   const CharacterState from = state_;
   if (from == CharacterState::Powered) {
     leavePowered();  // one write phase: kinematic, blocking, capsule on, internal collisions on
+    // As after a get-up, the bodies' approach starts from the next step's animation: the game
+    // re-places its root where the character landed (the animation of this step is elsewhere).
+    approachStart_ = true;
   } else {
     stopGather();
     setRagdollDampers(false);
