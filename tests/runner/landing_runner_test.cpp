@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "support/checks.h"
+
 namespace handoff {
 namespace landing_test {
 
 const ThresholdCheck* findCheck(const ScenarioResult& r, const std::string& name) {
-  const auto it =
-      std::find_if(r.checks.begin(), r.checks.end(), [&](const ThresholdCheck& c) { return c.name == name; });
-  return it == r.checks.end() ? nullptr : &*it;
+  return test::findThresholdCheck(r, name);
 }
 
 Scenario loadShipped(const char* name) {
@@ -30,14 +30,7 @@ Scenario loadShipped(const char* name) {
   return s ? *s : Scenario{};
 }
 
-ScenarioResult runScenario(const Scenario& s) {
-  RunOptions options;
-  options.searchDirs = {HANDOFF_DATA_DIR};
-  options.baselines = false;
-  options.driveComparison = false;
-  ScenarioRunner runner(options);
-  return runner.run(s);
-}
+ScenarioResult runScenario(const Scenario& s) { return test::runScenarioAlone(s); }
 
 int countEvents(const ScenarioResult& r, const char* kind) {
   return static_cast<int>(std::count_if(r.events.begin(), r.events.end(),
