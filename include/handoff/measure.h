@@ -301,6 +301,13 @@ struct ReturnMetrics {
   double footOwnStep = 0.0;  ///< The animation's own largest foot move in one frame. [m]
 };
 
+/// A point of the displayed skeleton: a joint and an offset in the joint's space. [m]
+struct DisplayPoint {
+  int joint = -1;
+  Vec3 offset{0.0};
+  std::string name;  ///< The joint's name, "<joint> end" for a tip.
+};
+
 /// Measures every return to animation of a character (ReturnMetrics, one per return).
 class ReturnMeasure {
  public:
@@ -314,12 +321,8 @@ class ReturnMeasure {
   void observe(const Character& character, const PhysicsWorld& world, const Transform& worldFromRoot,
                std::span<const Transform> animationNow, std::span<const Transform> animationBefore,
                double time, std::vector<ReturnMetrics>& out);
-  /// The attachment points: per point its joint and its offset in the joint's space. [m]
-  struct Point {
-    int joint = -1;
-    Vec3 offset{0.0};
-    std::string name;
-  };
+  using Point = DisplayPoint;
+  /// The attachment points.
   std::span<const Point> attachments() const { return points_; }
 
  private:
@@ -377,13 +380,7 @@ class LimbLagMeasure {
   bool open() const { return open_; }
 
  private:
-  struct Point {
-    int joint = -1;
-    Vec3 offset{0.0};
-    std::string name;
-  };
-  void shownPoints(const Character& character, std::vector<Vec3>& out);
-  std::vector<Point> points_;
+  std::vector<DisplayPoint> points_;
   std::vector<Vec3> shown_, lastShown_;
   std::vector<Transform> models_, nowModels_, beforeModels_;
   std::vector<double> frameLags_;

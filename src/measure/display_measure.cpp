@@ -117,6 +117,28 @@ void LookAtMeasure::observe(const Character& character, const Quat& askedLocal, 
   ++out.frames;
 }
 
+namespace {
+
+/// Adds joint `j` (unless `tipOnly`) and its tip (the skeleton's end site, when it has one).
+void addJointAndTip(const Skeleton& skeleton, int j, bool tipOnly, std::vector<DisplayPoint>& out) {
+  const auto J = static_cast<size_t>(j);
+  if (!tipOnly) out.push_back({j, Vec3{0.0}, skeleton.jointNames[J]});
+  const Vec3& tip = J < skeleton.endSiteOffset.size() ? skeleton.endSiteOffset[J] : Vec3{0.0};
+  if (glm::length(tip) > 0.0) out.push_back({j, tip, skeleton.jointNames[J] + " end"});
+}
+
+/// Where the character shows `points` (world). `models` is scratch of the skeleton's size.
+void placeDisplayed(const Character& character, std::span<const DisplayPoint> points,
+                    std::vector<Transform>& models, std::span<Vec3> out) {
+  localToModel(character.skeleton(), character.displayLocals(), models);
+  const Transform& root = character.displayRoot();
+  for (size_t i = 0; i < points.size(); ++i)
+    out[i] =
+        root.transformPoint(models[static_cast<size_t>(points[i].joint)].transformPoint(points[i].offset));
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // ReturnMeasure
 
@@ -125,12 +147,8 @@ ReturnMeasure::ReturnMeasure(const Character& character)
       pelvis_(character.ragdoll().asset().map[Slot::Pelvis]) {
   const Skeleton& skeleton = character.skeleton();
   const RagdollAsset& asset = character.ragdoll().asset();
-  for (int j = 0; j < skeleton.jointCount(); ++j) {
-    const auto J = static_cast<size_t>(j);
-    if (asset.bodyForJoint(j) < 0) points_.push_back({j, Vec3{0.0}, skeleton.jointNames[J]});
-    const Vec3& tip = J < skeleton.endSiteOffset.size() ? skeleton.endSiteOffset[J] : Vec3{0.0};
-    if (glm::length(tip) > 0.0) points_.push_back({j, tip, skeleton.jointNames[J] + " end"});
-  }
+  for (int j = 0; j < skeleton.jointCount(); ++j)
+    addJointAndTip(skeleton, j, asset.bodyForJoint(j) >= 0, points_);
   const auto n = static_cast<size_t>(skeleton.jointCount());
   models_.resize(n);
   nowModels_.resize(n);
@@ -144,12 +162,8 @@ ReturnMeasure::ReturnMeasure(const Character& character)
 }
 
 void ReturnMeasure::displayedPoints(const Character& character) {
-  localToModel(character.skeleton(), character.displayLocals(), models_);
+  placeDisplayed(character, points_, models_, shown_);
   const Transform& root = character.displayRoot();
-  for (size_t i = 0; i < points_.size(); ++i) {
-    shown_[i] =
-        root.transformPoint(models_[static_cast<size_t>(points_[i].joint)].transformPoint(points_[i].offset));
-  }
   for (size_t i = 0; i < tracked_.size(); ++i) {
     shown_[points_.size() + i] = root.transformPoint(models_[static_cast<size_t>(tracked_[i])].translation);
   }
@@ -225,20 +239,8 @@ void ReturnMeasure::observe(const Character& character, const PhysicsWorld& worl
   lastState_ = state;
 }
 
-}  // namespace handoff
-
-namespace handoff {
-
 // ---------------------------------------------------------------------------------------------
 // LimbLagMeasure
-
-void LimbLagMeasure::shownPoints(const Character& character, std::vector<Vec3>& out) {
-  localToModel(character.skeleton(), character.displayLocals(), models_);
-  const Transform& root = character.displayRoot();
-  for (size_t i = 0; i < points_.size(); ++i)
-    out[i] =
-        root.transformPoint(models_[static_cast<size_t>(points_[i].joint)].transformPoint(points_[i].offset));
-}
 
 void LimbLagMeasure::begin(const Character& character, double rampTime, double time, LimbLagMetrics& out) {
   const Skeleton& skeleton = character.skeleton();
@@ -248,11 +250,8 @@ void LimbLagMeasure::begin(const Character& character, double rampTime, double t
   // bones below them without a body (fingers) turn with them and are not counted.
   for (int j = 0; j < skeleton.jointCount(); ++j) {
     const int body = asset.bodyForJoint(j);
-    if (body < 0 || character.ragdoll().authority(body) == Authority::Animation) continue;
-    const auto J = static_cast<size_t>(j);
-    points_.push_back({j, Vec3{0.0}, skeleton.jointNames[J]});
-    const Vec3& tip = J < skeleton.endSiteOffset.size() ? skeleton.endSiteOffset[J] : Vec3{0.0};
-    if (glm::length(tip) > 0.0) points_.push_back({j, tip, skeleton.jointNames[J] + " end"});
+    if (body >= 0 && character.ragdoll().authority(body) != Authority::Animation)
+      addJointAndTip(skeleton, j, false, points_);
   }
   const auto n = static_cast<size_t>(skeleton.jointCount());
   models_.resize(n);
@@ -260,7 +259,7 @@ void LimbLagMeasure::begin(const Character& character, double rampTime, double t
   beforeModels_.resize(n);
   shown_.resize(points_.size());
   lastShown_.resize(points_.size());
-  shownPoints(character, lastShown_);  // the display of the frame before the switch
+  placeDisplayed(character, points_, models_, lastShown_);  // the display of the frame before the switch
   frameLags_.clear();
   out = LimbLagMetrics{};
   out.time = time;
@@ -277,7 +276,7 @@ void LimbLagMeasure::observe(const Character& character, const Transform& worldF
     open_ = false;
     return;
   }
-  shownPoints(character, shown_);
+  placeDisplayed(character, points_, models_, shown_);
   localToModel(character.skeleton(), animationNow, nowModels_);
   localToModel(character.skeleton(), animationBefore, beforeModels_);
   double frameWorst = 0.0;
