@@ -148,6 +148,79 @@ struct PoweredSettings {
   double returnBlendTime = 0.25;
 };
 
+/// Landing on the feet (SPEC.md section 6: a fall that lands into animation). While Ragdoll or
+/// Powered, a character none of whose bodies has touched the world (static geometry,
+/// StandPlannerSettings::blockMask) for `minAirTime` is airborne; from the step a body touches
+/// down it has `decisionTime` to show it stands: a foot on the world, the feet's midpoint under
+/// the pelvis, the pelvis high above the lower foot, the pelvis-to-chest axis near world up and
+/// the pelvis turning slowly. The first step all hold, it lands: the same capsule-space check as
+/// a get-up (planStand on a root under the pelvis, yawed by its forward), then in one write phase
+/// every body kinematic and blocking, the capsule on, and the display leaves the landed physics
+/// pose through the get-up's exit blend (CharacterSettings::recoveryExitBlend, bounded by
+/// transition.maxPointSpeed) while the bodies ease onto the animation at returnBodySpeed.
+/// takeRecoveryFinished() then says the game resumes its animation from displayRoot(). Otherwise
+/// (tipped, too low, spinning, no standable spot) the fall goes on as before: a powered one is
+/// knocked out by its distance to the animation, a ragdoll settles and gets up. While airborne
+/// and deciding, a powered character is not knocked out by its distance from the animated pose
+/// (the game's root cannot follow a fall). A character that cannot get up (setGetUpAllowed(false):
+/// a death; no get-up clip set; a broken joint) does not land either, and its flights are not
+/// tracked (no world queries).
+struct LandingSettings {
+  /// Land on the feet when the checks below hold; false: every fall lies down first. [default true]
+  bool enabled = true;
+  /// Time with no body touching the world before a touch-down counts. [s] [>= 0] [default 0.15]
+  double minAirTime = 0.15;
+  /// A body this close to the world's geometry touches it. [m] [>= 0] [default 0.02]
+  double contactDistance = 0.02;
+  /// After the touch-down, the checks may first hold within this time; later the fall goes on
+  /// as a fall. [s] [>= 0] [default 0.3]
+  double decisionTime = 0.3;
+  /// Horizontal distance from the pelvis body's centre of mass to the midpoint of the foot
+  /// bodies, at most. [m] [> 0] [default 0.3]
+  double maxFootOffset = 0.3;
+  /// Pelvis bone height above the lower foot bone, as a fraction of the same height in the
+  /// skeleton's rest pose, at least. [0, 1] [default 0.75]
+  double minPelvisHeight = 0.75;
+  /// Angle between world up and the pelvis-to-chest direction (body centres), at most.
+  /// [rad] [0, pi] [default 0.5 (29 deg)]
+  double maxTilt = 0.5;
+  /// Pelvis body angular speed at the end of the flight (the last step before the touch-down:
+  /// the body was not tumbling; the impact's own kick is the landing's to absorb), at most.
+  /// [rad/s] [>= 0] [default 4]
+  double maxAngularSpeed = 4.0;
+};
+
+/// Checks LandingSettings' ranges (Character::create does); the message names the field.
+Status validateLandingSettings(const LandingSettings& settings);
+
+/// A flight: no body of the character on the world for at least LandingSettings::minAirTime,
+/// ended by a touch-down.
+struct FlightRecord {
+  double airStart = 0.0;        ///< When the last body left the world. [s]
+  double touchdown = 0.0;       ///< When a body touched it again. [s]
+  Vec3 pelvisAtAirStart{0.0};   ///< Pelvis body's centre of mass then. [m]
+  Vec3 pelvisAtTouchdown{0.0};  ///< And at the touch-down. [m]
+  bool landed = false;          ///< It landed on its feet from this touch-down (landings()).
+};
+
+/// A landing on the feet (LandingSettings), for tests, the report and debugging.
+struct LandingRecord {
+  int flight = -1;                                ///< Its flight (index in Character::flights()).
+  double time = 0.0;                              ///< When it landed (animated again). [s]
+  CharacterState from = CharacterState::Ragdoll;  ///< Ragdoll or Powered.
+  double footOffset = 0.0;                        ///< Feet midpoint from the pelvis, horizontal. [m]
+  double pelvisHeight = 0.0;   ///< Pelvis above the lower foot, fraction of the rest pose's. [1]
+  double tilt = 0.0;           ///< Pelvis-to-chest axis from world up. [rad]
+  double angularSpeed = 0.0;   ///< Pelvis, at the end of the flight. [rad/s]
+  Vec3 pelvisAtAirStart{0.0};  ///< Pelvis body's centre of mass when it left the world. [m]
+  Vec3 pelvisAtLanding{0.0};   ///< The same when it landed. [m]
+  Transform worldFromRoot;     ///< The root it stands on.
+  StandDecision standDecision = StandDecision::Stand;
+  /// Display blend from the landed pose into the game's animation (the get-up's exit blend);
+  /// set on the first animated step after the landing. [s]
+  double exitBlend = 0.0;
+};
+
 struct CharacterSettings {
   HandoffSettings handoff;
   SettleSettings settle;
@@ -210,6 +283,8 @@ struct CharacterSettings {
   /// none]
   std::vector<std::string> animationOwnedBones;
   std::vector<int> animationOwnedJoints;  ///< The same by joint index. [0, joints) [default none]
+  /// Falls that land on the feet go back to animation without lying down (LandingSettings).
+  LandingSettings landing;
   /// Whether every held prop (Character::addProp) drops when the character dies: becomes a full
   /// ragdoll (goRagdoll, a knock-out, a broken joint), released with the hand's velocity at the
   /// moment of the commit. False: the props stay in the hand through the ragdoll and the get-up
@@ -297,8 +372,9 @@ struct CharacterEvent {
                      ///< bodies dynamic), "knockout" (powered -> full ragdoll), "blocked" (no
                      ///< capsule space to return: holding), "unpowered" (back to animation),
                      ///< "fault" (a body went non-finite or left the world: reset), "break" (a
-                     ///< joint broke: which, at what force and torque),
-                     ///< "grab" / "drop" (a prop into or out of the hand)
+                     ///< joint broke: which, at what force and torque), "knockback" (thrown),
+                     ///< "touchdown" (a flight ended; not on its feet: falls on), "landed" (on its
+                     ///< feet: animated again), "grab" / "drop" (a prop into or out of the hand)
   std::string detail;
 };
 
@@ -306,9 +382,10 @@ struct CharacterEvent {
 /// pelvis projected on the ground lands on the root's origin and the clip's facing at that frame
 /// (the pelvis's yaw away from its bind yaw, applied to `modelForward`) turns onto the root's
 /// forward (standingRoot * modelForward). What a game does to resume its locomotion after a
-/// get-up. Returns worldFromRoot for sampling `clip`.
+/// get-up. `clipTime` is the clip time the game starts playing from (its "first frame"). [s]
+/// [default 0] Returns worldFromRoot for sampling `clip`.
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
-                          const Vec3& modelForward, const Transform& standingRoot);
+                          const Vec3& modelForward, const Transform& standingRoot, double clipTime = 0.0);
 
 /// What a game's look-at does for a head it owns (CharacterSettings::animationOwnedBones): the
 /// local rotation (parentFromJoint) of `joint` that turns its bind-pose forward (`modelForward`,
@@ -379,6 +456,23 @@ class Character {
   /// kinematic (animated) body of a partial ragdoll: the body becomes dynamic first.
   Status applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint);
 
+  /// A knock-back (SPEC.md section 6): an impulse too big for a hit reaction throws the whole
+  /// character. From Animated or Powered it first becomes a full ragdoll (goRagdoll's commit,
+  /// the animation's velocities inherited); during a get-up the recovery is cancelled first; then
+  /// every body takes `impulse` times its share of the total mass at its centre of mass (the same
+  /// velocity change impulse / total mass for every body: a throw, no spin). The flight ends in a
+  /// landing on the feet (LandingSettings) or, lying, in the get-up. Event "knockback". Refused
+  /// (nothing changed) for a non-finite impulse or when the commit fails. [N s]
+  Status knockBack(const Vec3& impulse);
+  /// Every flight (LandingSettings: no body on the world for minAirTime, then a touch-down) of a
+  /// character that may land, in order; the one in progress is not listed until it touches down.
+  const std::vector<FlightRecord>& flights() const { return flights_; }
+  /// Every landing on the feet, in order.
+  const std::vector<LandingRecord>& landings() const { return landings_; }
+  /// True while Ragdoll or Powered and no body has touched the world for at least
+  /// LandingSettings::minAirTime.
+  bool airborne() const;
+
   CharacterState state() const { return state_; }
   double time() const { return time_; }  ///< Simulation time since creation. [s]
   const Ragdoll& ragdoll() const { return *ragdoll_; }
@@ -422,7 +516,8 @@ class Character {
   const Transform& displayRoot() const { return displayRoot_; }
   /// Display blend weight: 0 animation, 1 physics (Ragdoll), transition weight (Recovering).
   double blendWeight() const { return blendWeight_; }
-  /// True once after a recovery finished: the game resumes its animation from displayRoot().
+  /// True once after a recovery finished or a landing on the feet: the game resumes its
+  /// animation from displayRoot().
   bool takeRecoveryFinished();
   /// The get-up clip the last recovery plays (the supine or the prone one); nullptr before the
   /// first recovery.
@@ -528,6 +623,12 @@ class Character {
   bool poweredToRagdoll();
   void leavePowered();
   void enterRagdoll(const Transform& root, double blendTime);
+  /// Landing (landing.cpp): the flight and touch-down checks of this step, Ragdoll or Powered.
+  enum class LandingStep : std::uint8_t { None, InFlight, Landed };
+  LandingStep landingPostStep(double dt);
+  bool touchingWorld(int body) const;
+  bool tryLand();
+  void resetFlight();
   /// Held props: kinematic on the hand's animated target while it is animated, dynamic with the
   /// hand's velocity once it is simulated (end of preStep).
   void propsPreStep();
@@ -652,6 +753,17 @@ class Character {
   std::optional<FirstSubstepProbe> firstStepProbe_;  ///< Listening to the step after a commit.
   int firstStepRecord_ = -1;                         ///< The record it fills (index in handoffs_).
   std::vector<RecoveryRecord> recoveries_;
+  // Landing: time without touching the world, the pending touch-down, the rest pose's pelvis
+  // height above the lower foot, the foot and chest bodies.
+  double airTime_ = 0.0, touchdownAt_ = -1.0, restPelvisHeight_ = 0.0;
+  double flightStart_ = 0.0, flightSpin_ = 0.0;
+  Vec3 pelvisAirStart_{0.0};
+  bool exitFromLanding_ = false;  ///< The pending exit blend leaves a landing, not a get-up.
+  std::vector<int> footBodies_;
+  int chestBody_ = -1;
+  Quat restPelvisRotation_{1.0, 0.0, 0.0, 0.0};  ///< Pelvis bone's rest-pose model rotation.
+  std::vector<FlightRecord> flights_;
+  std::vector<LandingRecord> landings_;
   std::vector<CharacterEvent> events_;
 };
 

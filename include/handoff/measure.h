@@ -275,13 +275,14 @@ class RecoveryJumpMeasure {
   bool wasRecovering_ = false;
 };
 
-/// A return to animation (a finished get-up, a powered return) and the blend that follows it:
+/// A return to animation (a finished get-up, a powered return, a landing on the feet) and the
+/// blend that follows it:
 /// the kinematic bodies and the displayed attachment points (bones without a body: sockets,
 /// fingers, toes; and the tips of the last bones: the hands, the head end) per frame against the
 /// resumed animation's own motion (SPEC section 7: pelvis, feet and attachments continuous).
 struct ReturnMetrics {
   double time = 0.0;  ///< Scene time of the frame the character was animated again. [s]
-  std::string from;   ///< "getup" or "powered".
+  std::string from;   ///< "getup", "powered" or "landing" (a fall that landed on its feet).
   int frames = 0;     ///< Frames measured: the blend back and the frame after it.
   /// Largest body speed in one frame beyond the resumed animation's own speed of that body over
   /// the frame (centre of mass: engine pose), 0 when never beyond. [m/s]
@@ -332,6 +333,7 @@ class ReturnMeasure {
   std::vector<Vec3> shown_, lastShown_, bodies_, lastBodies_;
   std::vector<Transform> models_, nowModels_, beforeModels_, nowBodies_, beforeBodies_;
   CharacterState lastState_ = CharacterState::Animated;
+  size_t landings_ = 0;  ///< Character::landings() seen.
   bool open_ = false;
   int quietFrames_ = 0;  ///< Frames with no blend left.
 };

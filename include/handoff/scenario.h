@@ -199,6 +199,11 @@ struct ScenarioSettings {
 struct ScenarioRecovery {
   std::optional<ScenarioClip> supine;  ///< Get-up starting on the back.
   std::optional<ScenarioClip> prone;   ///< Get-up starting face down.
+  /// The clip the game plays once the character lands on its feet (CharacterSettings::landing),
+  /// from its startTime, at its speed, on the root the character stands on; none: the clip
+  /// playing before the fall starts again from its startTime there. A played clip (`speed`
+  /// applies). [default none]
+  std::optional<ScenarioClip> landing;
   /// CharacterSettings::transition. JSON "transitionTime" (duration), "maxPointSpeed",
   /// "maxTransitionTime" (maxDuration). [default TransitionSettings{}]
   TransitionSettings transition;
@@ -271,6 +276,10 @@ struct ScenarioEvent {
     ImpulseSpace impulseSpace = ImpulseSpace::World;  ///< [default world]
     std::optional<Vec3> point;                        ///< Application point [m]; none: the centre of mass.
     PointSpace pointSpace = PointSpace::Body;         ///< [default body]
+    /// A knock-back (Character::knockBack): the character becomes a full ragdoll and the impulse
+    /// is spread over every body by its mass (the same velocity change for all: thrown, no
+    /// spin). With it, `body`, `point` and `pointSpace` are not allowed. [default false]
+    bool knockback = false;
     bool operator==(const Impulse&) const = default;
   };
   struct Teleport {
@@ -281,6 +290,10 @@ struct ScenarioEvent {
   struct Powered {
     double weight = 1.0;    ///< Drive weight reached after the ramp. [0, 1] [default 1]
     double rampTime = 0.2;  ///< [s] [0, 10] [default 0.2]
+    /// Pins on the pelvis and feet (PoweredSettings::pinPelvisAndFeet, the hit reaction's):
+    /// they hold those bodies to the animated pose in the world. False: only the joint drives,
+    /// so the powered character can fall (off a ledge) and land (LandingSettings). [default true]
+    bool pinned = true;
     bool operator==(const Powered&) const = default;
   };
   struct Partial {

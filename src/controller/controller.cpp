@@ -1,9 +1,12 @@
 #include "handoff/controller.h"
 
+#include "controller/controller_internal.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace handoff {
 
@@ -21,21 +24,14 @@ const char* characterStateName(CharacterState state) {
   return "?";
 }
 
-namespace {
-std::string format(const char* fmt, double a, double b = 0.0, double c = 0.0) {
-  char buffer[160];
-  std::snprintf(buffer, sizeof buffer, fmt, a, b, c);
-  return buffer;
-}
-
-Vec3 horizontal(const Vec3& v) { return Vec3{v.x, 0.0, v.z}; }
-}  // namespace
+using controller_detail::format;
+using controller_detail::horizontal;
 
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
-                          const Vec3& modelForward, const Transform& standingRoot) {
+                          const Vec3& modelForward, const Transform& standingRoot, double clipTime) {
   std::vector<Transform> locals(static_cast<size_t>(skeleton.jointCount()));
   std::vector<Transform> models(locals.size()), bind(locals.size());
-  clip.sample(0.0, WrapMode::Clamp, locals);
+  clip.sample(clipTime, WrapMode::Clamp, locals);
   localToModel(skeleton, locals, models);
   localToModel(skeleton, skeleton.restLocal, bind);
   const Transform& pelvis = models[static_cast<size_t>(pelvisJoint)];
@@ -129,6 +125,7 @@ Result<std::unique_ptr<Character>> Character::create(
   if (std::isnan(settings.returnBodySpeed) || !(settings.returnBodySpeed > 0.0)) {
     return Error{"returnBodySpeed must be > 0 (+inf: the bodies follow the display blend)"};
   }
+  if (Status s = validateLandingSettings(settings.landing); !s) return Error{s.error()};
   // Bones left to the animation (SPEC.md section 3's write-back mask), by name or by index.
   std::vector<std::uint8_t> writeBackMask(n, 1);
   const auto own = [&](int j, const std::string& how) -> Status {
@@ -197,6 +194,25 @@ Result<std::unique_ptr<Character>> Character::create(
       const std::vector<int> below = skeleton.children(map[lowerLeg]);
       c->trackedJoints_.push_back(below.empty() ? map[lowerLeg] : below.front());
     }
+  }
+  // Landing: the rest pose's pelvis height above its lower foot, the foot and chest bodies.
+  {
+    std::vector<Transform> rest(n);
+    localToModel(skeleton, skeleton.restLocal, rest);
+    if (c->trackedJoints_.size() >= 2 && map[Slot::Pelvis] >= 0) {
+      double lowest = std::numeric_limits<double>::infinity();
+      for (size_t i = 1; i < c->trackedJoints_.size(); ++i) {
+        lowest = std::min(lowest, rest[static_cast<size_t>(c->trackedJoints_[i])].translation.y);
+        int j = c->trackedJoints_[i];
+        while (j != kNoParent && asset->bodyForJoint(j) < 0) j = skeleton.parents[static_cast<size_t>(j)];
+        const int body = j == kNoParent ? -1 : asset->bodyForJoint(j);
+        if (body > 0) c->footBodies_.push_back(body);
+      }
+      c->restPelvisHeight_ = rest[static_cast<size_t>(map[Slot::Pelvis])].translation.y - lowest;
+      c->restPelvisRotation_ = rest[static_cast<size_t>(map[Slot::Pelvis])].rotation;
+    }
+    c->chestBody_ = asset->bodyForSlot(Slot::Chest);
+    if (c->chestBody_ <= 0) c->chestBody_ = asset->bodyForSlot(Slot::Head);
   }
   // Powered mode: the drive and its buffers, sized once.
   const size_t nb = asset->bodies.size();
@@ -517,6 +533,7 @@ void Character::enterRagdoll(const Transform& root, double blendTime) {
   retryAt_ = 0.0;
   gatherRolledOver_ = false;
   sideWait_ = 0.0;
+  resetFlight();
   // The character's horizontal forward before the fall: the fallback yaw of the get-up.
   const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
   if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
@@ -579,6 +596,14 @@ void Character::ragdollPostStep(double dt) {
   blendWeight_ = displayBlendWeight(timeSinceCommit_, blendTime_);
   blendPoses(animRelative_, physicsLocals_, blendWeight_, display_);
   displayRoot_ = ragdollRoot_;
+
+  // A fall that comes down on its feet lands into animation (LandingSettings); not once the
+  // get-up is under way (the gather's servos may lift the body off the ground).
+  if (gathering_) {
+    resetFlight();
+  } else if (landingPostStep(dt) == LandingStep::Landed) {
+    return;
+  }
 
   // Settle and facing (pelvis = body 0, chest = the Chest slot's body).
   const BodyId pelvis = ragdoll_->body(0);
@@ -773,6 +798,7 @@ void Character::recoveringPostStep(double dt) {
     std::copy(display_.begin(), display_.end(), returnFrom_.begin());
     exitRoot_ = recoveryRoot_;
     exitPending_ = std::isfinite(settings_.recoveryExitBlend) && settings_.recoveryExitBlend > 0.0;
+    exitFromLanding_ = false;
     exitOffsets_ = false;
     returnBlend_ = returnBlendTotal_ = 0.0;
     approachStart_ = true;  // the bodies ease from the clip's last frame onto the animation
@@ -817,7 +843,12 @@ void Character::startExitBlend() {
   returnBlendTotal_ = duration;
   returnBlend_ = 0.0;
   exitOffsets_ = true;
-  if (!recoveries_.empty()) recoveries_.back().exitBlend = duration;
+  if (exitFromLanding_ && !landings_.empty()) {
+    landings_.back().exitBlend = duration;
+  } else if (!recoveries_.empty()) {
+    recoveries_.back().exitBlend = duration;
+  }
+  exitFromLanding_ = false;
 }
 
 void Character::carryWithRoot(const Transform& jump) {

@@ -125,6 +125,7 @@ Status Character::goPowered(const PoweredSettings& settings) {
     recordCommit(std::move(record));
     bodyWeights_ = weights;
     rampStartWeight_ = 0.0;
+    resetFlight();
     returnBlendTotal_ = 0.0;
   } else {
     rampStartWeight_ = driveWeight_;
@@ -376,8 +377,17 @@ void Character::poweredPostStep(double dt) {
   displayRoot_ = animRoot_;
   blendWeight_ = *std::max_element(bodyWeights_.begin(), bodyWeights_.end());
 
-  if (distance > powered_.knockoutDistance) {
+  // A fall that comes down on its feet lands into animation (LandingSettings); in flight and
+  // until the touch-down is decided the distance to the animated pose knocks nothing out (the
+  // game's root does not fall with the character).
+  const LandingStep landing = landingPostStep(dt);
+  if (landing == LandingStep::Landed) return;
+  if (distance > powered_.knockoutDistance && landing != LandingStep::InFlight) {
     knockOut(distance);
+    return;
+  }
+  if (landing == LandingStep::InFlight) {
+    settledFor_ = 0.0;
     return;
   }
   const bool rampDone = powered_.rampTime <= 0.0 || poweredTime_ >= powered_.rampTime;

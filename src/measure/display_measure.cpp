@@ -178,12 +178,15 @@ void ReturnMeasure::observe(const Character& character, const PhysicsWorld& worl
   displayedPoints(character);
   for (int b = 0; b < character.ragdoll().bodyCount(); ++b)
     bodies_[static_cast<size_t>(b)] = world.transform(character.ragdoll().body(b)).translation;
-  const bool back = state == CharacterState::Animated && lastState_ != CharacterState::Animated &&
-                    (lastState_ == CharacterState::Recovering || lastState_ == CharacterState::Powered);
+  const bool landed = character.landings().size() > landings_;
+  landings_ = character.landings().size();
+  const bool back =
+      state == CharacterState::Animated && lastState_ != CharacterState::Animated &&
+      (lastState_ == CharacterState::Recovering || lastState_ == CharacterState::Powered || landed);
   if (back) {
     ReturnMetrics m;
     m.time = time;
-    m.from = lastState_ == CharacterState::Recovering ? "getup" : "powered";
+    m.from = landed ? "landing" : lastState_ == CharacterState::Recovering ? "getup" : "powered";
     out.push_back(m);
     open_ = true;
     quietFrames_ = 0;

@@ -261,7 +261,7 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
   for (size_t i = 0; i < r.returns.size(); ++i) {
     const ReturnMetrics& m = r.returns[i];
     const std::string at = r.returns.size() > 1 ? "[" + std::to_string(i) + "]" : "";
-    const std::string cap = m.from == "getup" ? "recovery." : "powered.";
+    const std::string cap = m.from == "getup" ? "recovery." : m.from == "landing" ? "landing." : "powered.";
     const std::string when = fmt("back to animation at %.3f s", m.time) + " (from " + m.from + ")";
     checks.push_back(
         atMost(cap + "return_body_speed" + at,
@@ -280,6 +280,55 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
         (m.worstAttachment.empty() ? std::string("no attachment beyond its own motion")
                                    : "on " + m.worstAttachment) +
         fmt("; pelvis %.1f mm, feet %.1f mm", m.worstPelvisJump * 1e3, m.worstFootJump * 1e3);
+  }
+
+  // Falls that land on their feet (issue 19, SPEC section 6): the displayed pelvis and feet
+  // continuous into the resumed animation (2 cm per frame beyond its own motion).
+  for (size_t i = 0, n = 0; i < r.returns.size(); ++i) {
+    const ReturnMetrics& m = r.returns[i];
+    if (m.from != "landing") continue;
+    const std::string at = r.landings.size() > 1 ? "[" + std::to_string(n) + "]" : "";
+    const LandingMetrics* l = n < r.landings.size() ? &r.landings[n] : nullptr;
+    ++n;
+    const std::string when = fmt("landing at %.3f s", m.time);
+    checks.push_back(atMost("landing.pelvis_jump_per_frame" + at,
+                            when + ": displayed pelvis move per frame beyond the resumed animation's own",
+                            "mm", m.worstPelvisJump * 1e3, 20.0));
+    if (l) {
+      checks.back().note = fmt("fell %.2f m, %.2f s in the air; ", l->fallHeight, l->airTime) +
+                           fmt("tilt %.1f deg, pelvis at %.0f %% of standing; ", l->tilt * kDegPerRad,
+                               100.0 * l->pelvisHeight) +
+                           fmt("exit blend %.2f s", l->exitBlend);
+    }
+    checks.push_back(atMost("landing.foot_jump_per_frame" + at,
+                            when + ": displayed ankle move per frame beyond the resumed animation's own",
+                            "mm", m.worstFootJump * 1e3, 20.0));
+    checks.back().note = fmt("the animation's own largest foot move %.1f mm per frame", m.footOwnStep * 1e3);
+  }
+
+  // Knock-backs (issue 19): thrown at least 2 m (the scenario's min_flight_m), then standing.
+  for (size_t i = 0; i < r.knockbacks.size(); ++i) {
+    const KnockbackMetrics& k = r.knockbacks[i];
+    const std::string at = r.knockbacks.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string what =
+        fmt("knock-back of %.0f N s (%.2f m/s) ", k.impulse, k.velocityChange) + fmt("at %.3f s", k.time);
+    if (!k.touchedDown) {
+      checks.push_back(
+          notRun("knockback.flight_distance" + at, what,
+                 "no flight ended: it never left the ground, or it may not get up (no flight is then "
+                 "tracked, LandingSettings)"));
+    } else {
+      checks.push_back(
+          atLeast("knockback.flight_distance" + at,
+                  what + ": pelvis horizontal displacement to the first touch-down after a flight", "m",
+                  k.flightDistance, expectation(s, "min_flight_m", 2.0)));
+      checks.back().note = fmt("%.2f s from the throw to the touch-down", k.flightTime);
+    }
+    checks.push_back(atLeast("knockback.recovered" + at,
+                             what + ": animated again and standing at the end, after a landing or a get-up",
+                             "count", k.recovered ? 1.0 : 0.0, 1.0));
+    checks.back().note =
+        k.recovery.empty() ? std::string("neither landed nor got up") : "through a " + k.recovery;
   }
 
   // Limb lag (issue 19): the hands trail the walk visibly but boundedly, and the switch on moves
@@ -364,6 +413,20 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     } else if (name == "joint_breaks") {
       checks.push_back(atLeast("break.count", "joints that broke", "count",
                                static_cast<double>(r.jointBreaks.size()), value));
+    } else if (name == "landed") {
+      checks.push_back(atLeast("landing.landed",
+                               "falls that landed on their feet (animated again, no get-up)", "count",
+                               static_cast<double>(r.landings.size()), value));
+      const double getUps = static_cast<double>(std::count_if(
+          r.events.begin(), r.events.end(), [](const CharacterEvent& e) { return e.kind == "getup"; }));
+      const double lying =
+          static_cast<double>(std::count_if(r.series.state.begin(), r.series.state.end(),
+                                            [](const std::string& st) { return st == "recovering"; }));
+      checks.push_back(
+          atMost("landing.never_lying", "get-ups started (lying down) in the run", "count", getUps, 0.0));
+      checks.back().note = fmt("%.0f frames recovering", lying);
+    } else if (name == "min_flight_m") {
+      continue;  // the knockback.flight_distance threshold
     } else if (name == "recovered") {
       const double finished = static_cast<double>(std::count_if(
           r.recoveries.begin(), r.recoveries.end(), [](const RecoveryMetrics& m) { return m.finished; }));

@@ -202,6 +202,30 @@ json scenarioJson(const ScenarioResult& r) {
                        {"worstFootJump", m.worstFootJump},
                        {"footOwnStep", m.footOwnStep}});
   }
+  json landings = json::array();
+  for (const LandingMetrics& m : r.landings) {
+    landings.push_back({{"time", m.time},
+                        {"from", m.from},
+                        {"airTime", m.airTime},
+                        {"touchdownTime", m.touchdownTime},
+                        {"fallHeight", m.fallHeight},
+                        {"footOffset", m.footOffset},
+                        {"pelvisHeight", m.pelvisHeight},
+                        {"tilt", m.tilt},
+                        {"angularSpeed", m.angularSpeed},
+                        {"exitBlend", m.exitBlend}});
+  }
+  json knockbacks = json::array();
+  for (const KnockbackMetrics& k : r.knockbacks) {
+    knockbacks.push_back({{"time", k.time},
+                          {"impulse", k.impulse},
+                          {"velocityChange", k.velocityChange},
+                          {"touchedDown", k.touchedDown},
+                          {"flightDistance", k.flightDistance},
+                          {"flightTime", k.flightTime},
+                          {"recovery", k.recovery},
+                          {"recovered", k.recovered}});
+  }
   json limbLags = json::array();
   for (const LimbLagMetrics& m : r.limbLags) {
     limbLags.push_back({{"time", m.time},
@@ -268,6 +292,8 @@ json scenarioJson(const ScenarioResult& r) {
           {"hitReactions", hitReactionsJson(r.hitReactions)},
           {"jointBreaks", jointBreaksJson(r.jointBreaks)},
           {"returns", returns},
+          {"landings", landings},
+          {"knockbacks", knockbacks},
           {"events", events},
           {"series", series}};
 }

@@ -36,6 +36,9 @@ struct ScenarioSession::Impl {
 
   // Get-up clips loaded when an added `getup_allowed` first allows a get-up.
   std::optional<GetUpClip> supine, prone;
+  // The clip the game plays after a landing (Scenario::recovery.landing), and landings seen.
+  std::shared_ptr<const Clip> landingClip;
+  size_t landingsSeen = 0;
   // Clips of the `clip` events in event order (the loaded ones, then those of added events).
   std::vector<std::shared_ptr<const Clip>> switches;
 
@@ -107,6 +110,8 @@ struct ScenarioSession::Impl {
   void runPostEvents(double t);
   void impulse(const ScenarioEvent& e, double t);
   void powered(const ScenarioEvent& e, double t);
+  void knockback(const ScenarioEvent& e, double t);
+  void measureKnockbacks();
   void partial(const ScenarioEvent& e, double t);
   void fillEnd(ScenarioResult& r, int framesPlayed) const;
   const GetUpClip* getUp(Facing facing) const;
@@ -174,6 +179,11 @@ Status ScenarioSession::Impl::create() {
   clipSpeed = s.clip.speed;
   root = s.root.worldFromRoot();
   for (const auto& [time, c] : l->clipSwitches) switches.push_back(std::shared_ptr<const Clip>(l, &c));
+  if (s.recovery.landing) {
+    Result<Clip> landing = runner_detail::loadSwitchClip(*cache, options, s, *l, *s.recovery.landing);
+    if (!landing) return Error{"recovery.landing: " + landing.error()};
+    landingClip = std::make_shared<const Clip>(std::move(landing).value());
+  }
   locals.resize(jointCount);
   dense.resize(jointCount);
   poses.resize(bodyCount);
@@ -360,6 +370,10 @@ void ScenarioSession::Impl::commit(double t) {
 void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
   const RagdollAsset& asset = *l->asset;
   const auto& p = std::get<ScenarioEvent::Impulse>(e.payload);
+  if (p.knockback) {
+    knockback(e, t);
+    return;
+  }
   const int b = runner_detail::bodyNamed(asset, l->character->skeleton, p.body);
   if (b < 0) {
     notRun(e, "no body for '" + p.body + "'");
@@ -392,12 +406,48 @@ void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
   }
 }
 
+// A knock-back (Character::knockBack): the commit, measured as a ragdoll handoff, then the throw.
+void ScenarioSession::Impl::knockback(const ScenarioEvent& e, double t) {
+  const auto& p = std::get<ScenarioEvent::Impulse>(e.payload);
+  const Vec3 j = p.impulseSpace == ImpulseSpace::Root ? root.transformVector(p.impulse) : p.impulse;
+  const size_t before = ch->handoffs().size();
+  KnockbackMetrics k;
+  k.time = t;
+  k.impulse = glm::length(j);
+  k.flightsBefore = ch->flights().size();
+  k.landingsBefore = ch->landings().size();
+  k.recoveriesBefore = ch->recoveries().size();
+  k.pelvisStart = world->transform(ch->ragdoll().body(pelvisBody)).translation;
+  const Status st = ch->knockBack(j);
+  if (!st) {
+    notRun(e, st.error());
+    return;
+  }
+  if (ch->handoffs().size() > before) measure(ch->handoffs().back(), t, "handoff");
+  double mass = 0.0;
+  for (int b = 0; b < ch->ragdoll().bodyCount(); ++b) mass += world->mass(ch->ragdoll().body(b));
+  k.velocityChange = k.impulse / mass;
+  result.knockbacks.push_back(k);
+  if (follow.open()) {
+    // Every body's velocity changes by j / total mass: the allowance of one body taking its share.
+    HandoffMetrics& hm = result.handoffs[static_cast<size_t>(openHandoff)];
+    const int b = pelvisBody;
+    follow.addImpulse(*ch, b, j * (world->mass(ch->ragdoll().body(b)) / mass), hm);
+    if (handoff.firstStepPending()) {
+      char text[160];
+      std::snprintf(text, sizeof text, "a %.0f N s knock-back over every body at %.3f s", k.impulse, t);
+      hm.firstStepImpulse = text;
+    }
+  }
+}
+
 void ScenarioSession::Impl::powered(const ScenarioEvent& e, double t) {
   const auto& p = std::get<ScenarioEvent::Powered>(e.payload);
   PoweredSettings ps = cs.hitReaction;
   ps.solver = s.settings.driveSolver;
   ps.weight = p.weight;
   ps.rampTime = p.rampTime;
+  ps.pinPelvisAndFeet = p.pinned;
   ps.bodyWeights.clear();
   ps.returnWhenSettled = false;  // the scenario says when (`animate`)
   const size_t before = ch->handoffs().size();
@@ -489,11 +539,24 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   sampleAt(t, resumedNow);
   sampleAt(std::max(clipSceneStart, t - dt), resumedBefore);
   returns->observe(*ch, *world, root, resumedNow, resumedBefore, t, result.returns);
+  measureKnockbacks();
   if (limbLagMeasure.open())
     limbLagMeasure.observe(*ch, root, resumedNow, resumedBefore, t, result.limbLags.back());
   if (lookAtMeasure) {
     lookAtMeasure->observe(*ch, lookAtAsked, s.lookAt->target, lookAtFigures);
     result.lookAt = lookAtFigures;
+  }
+}
+
+// A knock-back's flight ends at the first touch-down after it.
+void ScenarioSession::Impl::measureKnockbacks() {
+  for (KnockbackMetrics& k : result.knockbacks) {
+    if (k.touchedDown || ch->flights().size() <= k.flightsBefore) continue;
+    const FlightRecord& f = ch->flights()[k.flightsBefore];
+    const Vec3 d = f.pelvisAtTouchdown - k.pelvisStart;
+    k.flightDistance = std::sqrt(d.x * d.x + d.z * d.z);
+    k.flightTime = f.touchdown - k.time;
+    k.touchedDown = true;
   }
 }
 
@@ -611,10 +674,21 @@ bool ScenarioSession::Impl::playFrame() {
   stepWorld();
   observe(t1, input);
   if (ch->takeRecoveryFinished()) {
-    // The game resumes its clip from where the character stands.
+    // The game resumes its clip from where the character stands; after a landing on the feet,
+    // the scenario's landing clip when it names one.
+    const bool landed = ch->landings().size() > landingsSeen;
+    landingsSeen = ch->landings().size();
+    if (landed && landingClip) {
+      clipHold = landingClip;
+      clip = clipHold.get();
+      wrap = s.recovery.landing->wrap;
+      clipStart = s.recovery.landing->startTime;
+      clipSpeed = s.recovery.landing->speed;
+    } else {
+      clipStart = 0.0;
+    }
     root = rootToStartClip(*clip, l->character->skeleton, pelvisJoint, l->asset->modelForward,
-                           ch->displayRoot());
-    clipStart = 0.0;
+                           ch->displayRoot(), clipStart);
     clipSceneStart = t1;
   }
   runPostEvents(t1);
@@ -636,6 +710,32 @@ void ScenarioSession::Impl::fillEnd(ScenarioResult& r, int framesPlayed) const {
     rm.finished = rec.finished;
     rm.cancelled = rec.cancelled;
     if (const GetUpClip* g = getUp(rec.facing)) rm.getUpTail = g->info.completion.tailDuration;
+  }
+  r.landings.clear();
+  for (const LandingRecord& rec : ch->landings()) {
+    LandingMetrics m;
+    m.time = rec.time;
+    m.from = characterStateName(rec.from);
+    if (rec.flight >= 0) {
+      const FlightRecord& f = ch->flights()[static_cast<size_t>(rec.flight)];
+      m.airTime = f.touchdown - f.airStart;
+      m.touchdownTime = rec.time - f.touchdown;
+    }
+    m.fallHeight = rec.pelvisAtAirStart.y - rec.pelvisAtLanding.y;
+    m.footOffset = rec.footOffset;
+    m.pelvisHeight = rec.pelvisHeight;
+    m.tilt = rec.tilt;
+    m.angularSpeed = rec.angularSpeed;
+    m.exitBlend = rec.exitBlend;
+    r.landings.push_back(m);
+  }
+  for (KnockbackMetrics& k : r.knockbacks) {
+    const bool landed = ch->landings().size() > k.landingsBefore;
+    bool stoodUp = false;
+    for (size_t i = k.recoveriesBefore; i < ch->recoveries().size(); ++i)
+      stoodUp = stoodUp || ch->recoveries()[i].finished;
+    k.recovery = landed ? "landing" : stoodUp ? "getup" : "";
+    k.recovered = (landed || stoodUp) && ch->state() == CharacterState::Animated;
   }
   r.events = ch->events();
   r.poweredReturned = ch->state() == CharacterState::Animated &&

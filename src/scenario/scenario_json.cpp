@@ -698,13 +698,15 @@ ScenarioProp readProp(const Reader& r, const json& value, const std::string& pat
 ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
   r.checkKeys(value, path,
-              {"supine", "prone", "transitionTime", "maxPointSpeed", "maxTransitionTime", "settleWindow",
-               "settleLinearSpeed", "settleAngularSpeed", "completeGetUps"});
+              {"supine", "prone", "landing", "transitionTime", "maxPointSpeed", "maxTransitionTime",
+               "settleWindow", "settleLinearSpeed", "settleAngularSpeed", "completeGetUps"});
   ScenarioRecovery recovery;
   if (const json* supine = Reader::find(value, "supine"))
     recovery.supine = readClip(r, *supine, childPath(path, "supine"), false);
   if (const json* prone = Reader::find(value, "prone"))
     recovery.prone = readClip(r, *prone, childPath(path, "prone"), false);
+  if (const json* landing = Reader::find(value, "landing"))
+    recovery.landing = readClip(r, *landing, childPath(path, "landing"), true);
   TransitionSettings& t = recovery.transition;
   t.duration = r.number(value, path, "transitionTime", t.duration, Range{0.0, 5.0, false, false});
   t.maxPointSpeed = r.number(value, path, "maxPointSpeed", t.maxPointSpeed, Range{0.0, 100.0, false, false});
@@ -734,12 +736,24 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       event.payload = ScenarioEvent::Ragdoll{};
       break;
     case EventType::Impulse: {
-      r.checkKeys(value, path,
-                  concat(kEventKeys, Keys{"body", "impulse", "impulseSpace", "point", "pointSpace"}),
-                  context);
+      r.checkKeys(
+          value, path,
+          concat(kEventKeys, Keys{"body", "impulse", "impulseSpace", "point", "pointSpace", "knockback"}),
+          context);
       ScenarioEvent::Impulse impulse;
-      if (!Reader::find(value, "body")) r.fail(childPath(path, "body"), "missing (required)");
-      impulse.body = r.string(value, path, "body", "", false);
+      impulse.knockback = r.boolean(value, path, "knockback", false);
+      if (impulse.knockback) {
+        // A knock-back throws the whole character (Character::knockBack): no body, no point.
+        for (const char* key : {"body", "point", "pointSpace"}) {
+          if (Reader::find(value, key))
+            r.fail(childPath(path, key),
+                   "not allowed with \"knockback\": true (the impulse is spread over "
+                   "every body by its mass)");
+        }
+      } else {
+        if (!Reader::find(value, "body")) r.fail(childPath(path, "body"), "missing (required)");
+        impulse.body = r.string(value, path, "body", "", false);
+      }
       if (!Reader::find(value, "impulse")) r.fail(childPath(path, "impulse"), "missing (required)");
       impulse.impulse = r.vec3(value, path, "impulse", Vec3{0.0}, kImpulse);
       impulse.impulseSpace = r.choice(value, path, "impulseSpace", ImpulseSpace::World, kImpulseSpaces);
@@ -760,8 +774,9 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       break;
     }
     case EventType::Powered: {
-      r.checkKeys(value, path, concat(kEventKeys, Keys{"weight", "rampTime"}), context);
+      r.checkKeys(value, path, concat(kEventKeys, Keys{"weight", "rampTime", "pinned"}), context);
       ScenarioEvent::Powered powered;
+      powered.pinned = r.boolean(value, path, "pinned", powered.pinned);
       powered.weight = r.number(value, path, "weight", powered.weight, kUnit);
       powered.rampTime = r.number(value, path, "rampTime", powered.rampTime, kDuration);
       event.payload = powered;
@@ -1175,6 +1190,7 @@ std::string saveScenarioJson(const Scenario& s) {
   ojson recovery = ojson::object();
   if (s.recovery.supine) recovery["supine"] = clipJson(*s.recovery.supine, false);
   if (s.recovery.prone) recovery["prone"] = clipJson(*s.recovery.prone, false);
+  if (s.recovery.landing) recovery["landing"] = clipJson(*s.recovery.landing, true);
   const TransitionSettings& t = s.recovery.transition;
   if (t.duration != dr.transition.duration) recovery["transitionTime"] = t.duration;
   if (t.maxPointSpeed != dr.transition.maxPointSpeed) recovery["maxPointSpeed"] = t.maxPointSpeed;
@@ -1219,17 +1235,24 @@ std::string saveScenarioJson(const Scenario& s) {
     e["type"] = eventTypeName(event.type());
     if (!event.label.empty()) e["label"] = event.label;
     if (const auto* impulse = std::get_if<ScenarioEvent::Impulse>(&event.payload)) {
-      e["body"] = impulse->body;
+      if (impulse->knockback) {
+        e["knockback"] = true;
+      } else {
+        e["body"] = impulse->body;
+      }
       e["impulse"] = vec3Json(impulse->impulse);
       e["impulseSpace"] = nameIn(kImpulseSpaces, impulse->impulseSpace);
-      if (impulse->point) e["point"] = vec3Json(*impulse->point);
-      e["pointSpace"] = nameIn(kPointSpaces, impulse->pointSpace);
+      if (!impulse->knockback) {
+        if (impulse->point) e["point"] = vec3Json(*impulse->point);
+        e["pointSpace"] = nameIn(kPointSpaces, impulse->pointSpace);
+      }
     } else if (const auto* teleport = std::get_if<ScenarioEvent::Teleport>(&event.payload)) {
       e["position"] = vec3Json(teleport->position);
       e["yaw"] = teleport->yaw;
     } else if (const auto* powered = std::get_if<ScenarioEvent::Powered>(&event.payload)) {
       e["weight"] = powered->weight;
       e["rampTime"] = powered->rampTime;
+      e["pinned"] = powered->pinned;
     } else if (const auto* partial = std::get_if<ScenarioEvent::Partial>(&event.payload)) {
       if (!partial->bodies.empty()) {
         ojson bodies = ojson::object();

@@ -23,14 +23,7 @@ Scenario loadPropScenario() {
   return s ? *s : Scenario{};
 }
 
-ScenarioResult runProp(const Scenario& s) {
-  RunOptions options;
-  options.searchDirs = {HANDOFF_DATA_DIR};
-  options.baselines = false;
-  options.driveComparison = false;
-  ScenarioRunner runner(options);
-  return runner.run(s);
-}
+ScenarioResult runProp(const Scenario& s) { return test::runScenarioAlone(s); }
 
 void printProp(const char* what, const PropMetrics& p) {
   std::printf(

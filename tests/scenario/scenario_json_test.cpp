@@ -576,3 +576,57 @@ TEST(ScenarioFile, MissingFileIsAnError) {
 
 }  // namespace
 }  // namespace handoff
+
+namespace handoff {
+namespace {
+
+// Issue 19: an `impulse` with "knockback": true (no body, no point), a `powered` event without
+// pins, and recovery.landing (the clip played after a landing on the feet) load, round-trip and
+// are checked like their neighbours.
+TEST(ScenarioJson, KnockbackUnpinnedPoweredAndLandingClip) {
+  const std::string text = withEvents(
+      R"({ "time": 0.2, "type": "powered", "pinned": false },
+         { "time": 0.5, "type": "impulse", "knockback": true, "impulse": [-300, 150, 0], "impulseSpace": "root" })",
+      R"(, "recovery": { "landing": { "name": "land", "startTime": 1.5, "speed": 0.5 } })");
+  Result<Scenario> s = loadScenarioJson(text, "kb.json");
+  ASSERT_TRUE(s) << s.error();
+  ASSERT_EQ(s->events.size(), 2u);
+  EXPECT_FALSE(std::get<ScenarioEvent::Powered>(s->events[0].payload).pinned);
+  const auto& k = std::get<ScenarioEvent::Impulse>(s->events[1].payload);
+  EXPECT_TRUE(k.knockback);
+  EXPECT_TRUE(k.body.empty());
+  EXPECT_EQ(k.impulse, Vec3(-300, 150, 0));
+  ASSERT_TRUE(s->recovery.landing.has_value());
+  EXPECT_EQ(s->recovery.landing->name, "land");
+  EXPECT_EQ(s->recovery.landing->startTime, 1.5);
+  EXPECT_EQ(s->recovery.landing->speed, 0.5);
+  Result<Scenario> back = loadScenarioJson(saveScenarioJson(*s), "kb.json");
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_TRUE(*s == *back);
+  // Defaults: pinned (the hit reaction's pins), no knock-back, no landing clip.
+  Result<Scenario> plain = loadScenarioJson(withEvents(R"({ "time": 0.2, "type": "powered" })"), "p.json");
+  ASSERT_TRUE(plain) << plain.error();
+  EXPECT_TRUE(std::get<ScenarioEvent::Powered>(plain->events[0].payload).pinned);
+  EXPECT_FALSE(plain->recovery.landing.has_value());
+
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "knockback": true, "body": "chest",
+                                      "impulse": [1, 0, 0] })")),
+              HasSubstr("events[0].body: not allowed with \"knockback\": true"));
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "knockback": true, "point": [0, 0, 0],
+                                      "impulse": [1, 0, 0] })")),
+              HasSubstr("events[0].point: not allowed"));
+  EXPECT_THAT(
+      errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "knockback": "yes", "impulse": [1, 0, 0] })")),
+      HasSubstr("events[0].knockback"));
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "impulse": [1, 0, 0] })")),
+              HasSubstr("events[0].body: missing (required)"));
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.2, "type": "powered", "pinned": 1 })")),
+              HasSubstr("events[0].pinned"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "recovery": { "landing": { "name": "x", "speed": -1 } })")),
+              HasSubstr("recovery.landing.speed"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "recovery": { "landing": { "name": "x", "pinned": true } })")),
+              HasSubstr("recovery.landing: unknown field 'pinned'"));
+}
+
+}  // namespace
+}  // namespace handoff

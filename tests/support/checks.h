@@ -1,4 +1,5 @@
-// A threshold row of a scenario result by name (the runner tests' common look-up).
+// A threshold row of a scenario result by name (the runner tests' common look-up), and a run of a
+// scenario alone (no baselines, no drive comparison) on the shipped data.
 #pragma once
 
 #include "handoff/runner.h"
@@ -13,6 +14,16 @@ inline const ThresholdCheck* findThresholdCheck(const ScenarioResult& r, const s
   const auto it =
       std::find_if(r.checks.begin(), r.checks.end(), [&](const ThresholdCheck& c) { return c.name == name; });
   return it == r.checks.end() ? nullptr : &*it;
+}
+
+/// `s` run once on the shipped data, without the naive baselines or the other drive solver.
+inline ScenarioResult runScenarioAlone(const Scenario& s) {
+  RunOptions options;
+  options.searchDirs = {HANDOFF_DATA_DIR};
+  options.baselines = false;
+  options.driveComparison = false;
+  ScenarioRunner runner(options);
+  return runner.run(s);
 }
 
 }  // namespace handoff::test
