@@ -354,7 +354,10 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
         farthest = std::max(farthest, glm::length(world_->transform(ragdoll_->body(b)).translation -
                                                   jumpCheck_[static_cast<size_t>(b)].translation));
       }
-      if (farthest > powered_.knockoutDistance) {
+      // In flight or deciding a touch-down the distance knocks nothing out (the game's root does
+      // not fall with the character: LandingSettings), as in the post-step check.
+      const bool flying = airborne() || touchdownAt_ >= 0.0;
+      if (farthest > powered_.knockoutDistance && !flying) {
         knockOut(farthest);
         break;
       }

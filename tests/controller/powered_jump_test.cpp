@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "support/clip_scene.h"
+#include "controller/getup_scene.h"
 
 namespace handoff {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 using test::kFrame;
 using test::loadCharacter;
 
-struct Runner {
+struct JumpRunner {
   std::unique_ptr<PhysicsWorld> world = createBulletWorld();
   std::unique_ptr<Character> ch;
   std::vector<Transform> locals;
@@ -26,7 +26,7 @@ struct Runner {
   double clipTime = 0.0;
   const test::Character* c = nullptr;
 
-  explicit Runner(const test::Character& character) : c(&character) {
+  explicit JumpRunner(const test::Character& character) : c(&character) {
     world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
     locals.resize(static_cast<size_t>(c->skeleton().jointCount()));
     c->clip().sample(0.0, WrapMode::Loop, locals);
@@ -53,7 +53,7 @@ struct Runner {
 TEST(PoweredJump, AFlaggedTeleportCarriesTheLaggingLimbsWithTheRoot) {
   const test::Character& c = loadCharacter("deepmimic/humanoid3d_run.bvh");
   ASSERT_TRUE(c.asset);
-  Runner r(c);
+  JumpRunner r(c);
   ASSERT_TRUE(r.ch);
   for (int f = 0; f < 20; ++f) r.step();
   ASSERT_TRUE(r.ch->goLimbLag());
@@ -78,7 +78,7 @@ TEST(PoweredJump, AFlaggedTeleportCarriesTheLaggingLimbsWithTheRoot) {
 TEST(PoweredJump, AnUnflaggedJumpOfThePoseKnocksOutBeforeAnythingMoves) {
   const test::Character& c = loadCharacter("deepmimic/humanoid3d_run.bvh");
   ASSERT_TRUE(c.asset);
-  Runner r(c);
+  JumpRunner r(c);
   ASSERT_TRUE(r.ch);
   for (int f = 0; f < 20; ++f) r.step();
   std::vector<double> weights(c.asset->bodies.size(), 0.0);

@@ -29,7 +29,7 @@ constexpr double kLane = 4.0;  // [m] between the lanes, across the run
 // Alone and shared, the displayed pelvis of each character agrees exactly in every frame.
 constexpr double kPelvisTolerance = 0.0;  // [m]
 
-struct Runner {
+struct LaneRunner {
   std::unique_ptr<Character> ch;
   Transform root;
   std::vector<Transform> locals, dense;
@@ -37,7 +37,7 @@ struct Runner {
 };
 
 // What character k does at a frame (its script, the same alone and shared).
-void act(int k, int frame, Runner& r, const test::Character& c, double time, double clipTime) {
+void act(int k, int frame, LaneRunner& r, const test::Character& c, double time, double clipTime) {
   Character& ch = *r.ch;
   if ((k == 0 || k == 1) && frame == 30) {
     const int chest = c.asset->bodyForSlot(Slot::Chest);
@@ -66,7 +66,7 @@ void act(int k, int frame, Runner& r, const test::Character& c, double time, dou
 // Runs characters `members` of the script in one world (`world`, which must outlive the
 // characters); `runners` gets their figures.
 void run(const test::Character& c, const std::vector<int>& members, std::unique_ptr<PhysicsWorld>& world,
-         std::vector<Runner>& runners) {
+         std::vector<LaneRunner>& runners) {
   world = createBulletWorld();
   world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
   const std::optional<GetUpClip> supine = test::loadGetUp(c, "deepmimic/humanoid3d_getup_faceup.bvh");
@@ -74,7 +74,7 @@ void run(const test::Character& c, const std::vector<int>& members, std::unique_
   ASSERT_TRUE(supine && prone);
   const auto n = static_cast<size_t>(c.skeleton().jointCount());
   for (const int k : members) {
-    Runner& r = runners[static_cast<size_t>(k)];
+    LaneRunner& r = runners[static_cast<size_t>(k)];
     r.root = Transform::fromTranslation(Vec3{0.0, 0.0, kLane * k});  // the run goes along +x
     r.locals.resize(n);
     r.dense.resize(n);
@@ -91,13 +91,13 @@ void run(const test::Character& c, const std::vector<int>& members, std::unique_
   for (int frame = 0; frame < kFrames; ++frame) {
     time += kFrame;
     for (const int k : members) {
-      Runner& r = runners[static_cast<size_t>(k)];
+      LaneRunner& r = runners[static_cast<size_t>(k)];
       c.clip().sample(time, WrapMode::Loop, r.locals);
       ASSERT_TRUE(r.ch->preStep(AnimationInput{time, r.root, r.locals, false}, kFrame));
     }
     world->step(kFrame, 2);
     for (const int k : members) {
-      Runner& r = runners[static_cast<size_t>(k)];
+      LaneRunner& r = runners[static_cast<size_t>(k)];
       r.ch->postStep(kFrame);
       ASSERT_EQ(r.ch->blockingRepresentations(), 1) << "character " << k << " at frame " << frame;
       localToModel(c.skeleton(), r.ch->displayLocals(), models);
@@ -122,14 +122,14 @@ TEST(SharedWorld, EightCharactersEachDoWhatTheyDoAlone) {
   ASSERT_TRUE(c.asset);
   std::unique_ptr<PhysicsWorld> sharedWorld;
   std::vector<std::unique_ptr<PhysicsWorld>> ownWorlds(kCharacters);
-  std::vector<Runner> shared(kCharacters), alone(kCharacters);  // destroyed before the worlds
+  std::vector<LaneRunner> shared(kCharacters), alone(kCharacters);  // destroyed before the worlds
   std::vector<int> everyone;
   for (int k = 0; k < kCharacters; ++k) everyone.push_back(k);
   run(c, everyone, sharedWorld, shared);
   for (int k = 0; k < kCharacters; ++k) run(c, {k}, ownWorlds[static_cast<size_t>(k)], alone);
   for (int k = 0; k < kCharacters; ++k) {
-    const Runner& s = shared[static_cast<size_t>(k)];
-    const Runner& a = alone[static_cast<size_t>(k)];
+    const LaneRunner& s = shared[static_cast<size_t>(k)];
+    const LaneRunner& a = alone[static_cast<size_t>(k)];
     ASSERT_TRUE(s.ch && a.ch);
     ASSERT_EQ(s.pelvis.size(), a.pelvis.size());
     double worst = 0.0;
