@@ -55,13 +55,15 @@ const char* actionName(Action a) {
 
 // The transitions the public state machine allows (controller.h): from animation into physics
 // (ragdoll, powered or partial), powered back to animation or into a full ragdoll, a ragdoll into
-// its get-up, a get-up to animation or (cancelled) back to ragdoll.
+// its get-up or, landing on its feet (LandingSettings), straight into animation, a get-up to
+// animation or (cancelled) back to ragdoll.
 const std::set<std::pair<CharacterState, CharacterState>> kAllowed = {
     {CharacterState::Animated, CharacterState::Ragdoll},
     {CharacterState::Animated, CharacterState::Powered},
     {CharacterState::Powered, CharacterState::Animated},
     {CharacterState::Powered, CharacterState::Ragdoll},
     {CharacterState::Ragdoll, CharacterState::Recovering},
+    {CharacterState::Ragdoll, CharacterState::Animated},
     {CharacterState::Recovering, CharacterState::Animated},
     {CharacterState::Recovering, CharacterState::Ragdoll}};
 
