@@ -232,6 +232,25 @@ class Reader {
     if (!value.is_array()) fail(path, std::string("expected an array, got ") + describe(value));
   }
 
+  /// An array of distinct, non-empty names (`what`: "a bone name", "a slot name").
+  std::vector<std::string> nameList(const json& value, const std::string& path, const char* what) const {
+    expectArray(value, path);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const json& item = value[i];
+      const std::string at = indexPath(path, i);
+      if (!item.is_string()) fail(at, std::string("expected ") + what + ", got " + describe(item));
+      std::string name = item.get<std::string>();
+      if (name.empty()) fail(at, "must not be empty");
+      const auto seen = std::find(names.begin(), names.end(), name);
+      if (seen != names.end())
+        fail(at, "'" + name + "' is already listed at " +
+                     indexPath(path, static_cast<std::size_t>(seen - names.begin())));
+      names.push_back(std::move(name));
+    }
+    return names;
+  }
+
   /// Rejects keys outside `allowed`, suggesting the closest allowed one.
   void checkKeys(const json& object, const std::string& path, const std::vector<const char*>& allowed,
                  const std::string& context = "") const {
@@ -602,23 +621,8 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   h.jointConsistency = r.boolean(value, path, "jointConsistency", h.jointConsistency);
   h.staticContacts = r.boolean(value, path, "staticContacts", h.staticContacts);
   s.dropPropsAtDeath = r.boolean(value, path, "dropPropsAtDeath", s.dropPropsAtDeath);
-  if (const json* owned = Reader::find(value, "animationOwnedBones")) {
-    const std::string where = childPath(path, "animationOwnedBones");
-    r.expectArray(*owned, where);
-    for (std::size_t i = 0; i < owned->size(); ++i) {
-      const json& bone = (*owned)[i];
-      const std::string at = indexPath(where, i);
-      if (!bone.is_string()) r.fail(at, "expected a bone name, got " + describe(bone));
-      std::string name = bone.get<std::string>();
-      if (name.empty()) r.fail(at, "must not be empty");
-      const auto seen = std::find(s.animationOwnedBones.begin(), s.animationOwnedBones.end(), name);
-      if (seen != s.animationOwnedBones.end()) {
-        r.fail(at, "'" + name + "' is already listed at " +
-                       indexPath(where, static_cast<std::size_t>(seen - s.animationOwnedBones.begin())));
-      }
-      s.animationOwnedBones.push_back(std::move(name));
-    }
-  }
+  if (const json* owned = Reader::find(value, "animationOwnedBones"))
+    s.animationOwnedBones = r.nameList(*owned, childPath(path, "animationOwnedBones"), "a bone name");
   return s;
 }
 
@@ -823,25 +827,17 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       ScenarioEvent::LimbLag lag;
       if (const json* slots = Reader::find(value, "slots")) {
         const std::string where = childPath(path, "slots");
-        r.expectArray(*slots, where);
-        for (std::size_t i = 0; i < slots->size(); ++i) {
-          const json& item = (*slots)[i];
-          const std::string at = indexPath(where, i);
-          if (!item.is_string()) r.fail(at, "expected a slot name, got " + describe(item));
-          const std::string name = item.get<std::string>();
-          const std::optional<Slot> slot = slotFromName(name);
+        const std::vector<std::string> names = r.nameList(*slots, where, "a slot name");
+        for (std::size_t i = 0; i < names.size(); ++i) {
+          const std::optional<Slot> slot = slotFromName(names[i]);
           if (!slot) {
-            std::vector<std::string> names;
-            for (int k = 0; k < static_cast<int>(Slot::Count); ++k)
-              names.emplace_back(slotName(static_cast<Slot>(k)));
-            r.fail(at, "unknown slot '" + name + "'" + didYouMean(name, names));
+            std::vector<std::string> known;
+            for (int k = 0; k < static_cast<int>(Slot::Count); ++k) known.emplace_back(slotName(static_cast<Slot>(k)));
+            r.fail(indexPath(where, i), "unknown slot '" + names[i] + "'" + didYouMean(names[i], known));
           }
-          if (std::find(lag.slots.begin(), lag.slots.end(), *slot) != lag.slots.end())
-            r.fail(at, "'" + name + "' is listed twice");
           lag.slots.push_back(*slot);
         }
-        if (lag.slots.empty())
-          r.fail(where, "must list at least one slot (leave it out for the forearms and hands)");
+        if (lag.slots.empty()) r.fail(where, "must list at least one slot (leave it out for the forearms and hands)");
       }
       lag.weight = r.number(value, path, "weight", lag.weight, Range{0.0, 1.0, true, false});
       lag.rampTime = r.number(value, path, "rampTime", lag.rampTime, kDuration);

@@ -245,7 +245,7 @@ TEST(ScenarioJsonErrors, LimbLag) {
   EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": ["hand_k"]})")),
               HasSubstr("events[0].slots[0]: unknown slot 'hand_k' (did you mean 'hand_l'?)"));
   EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": ["hand_l", "hand_l"]})")),
-              HasSubstr("events[0].slots[1]: 'hand_l' is listed twice"));
+              HasSubstr("events[0].slots[1]: 'hand_l' is already listed at events[0].slots[0]"));
   EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": []})")),
               HasSubstr("events[0].slots: must list at least one slot"));
   EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "weight": 0})")),
