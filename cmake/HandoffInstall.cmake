@@ -15,3 +15,6 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/handoffConfigVersio
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/handoffConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/handoffConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/handoff)
+
+# The program the importer reads files with (src/rig/assimp_read.h), where the library looks for it.
+install(TARGETS handoff_import_worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/handoff)

@@ -1,12 +1,14 @@
 // The smallest program on an installed handoff: a one-bone clip spinning about Y, sampled at
-// two times, and the angular velocity of SPEC.md section 3 from the two samples.
+// two times, and the angular velocity of SPEC.md section 3 from the two samples. Given a file
+// (consumer hero.bvh), it also imports it, with Assimp in the installed handoff-import-worker.
+#include <handoff/import.h>
 #include <handoff/math.h>
 #include <handoff/rig.h>
 
 #include <cmath>
 #include <cstdio>
 
-int main() {
+int main(int argc, char** argv) {
   using namespace handoff;
   Skeleton skeleton;
   skeleton.jointNames = {"root"};
@@ -28,6 +30,15 @@ int main() {
   const AngularVelocity w = angularVelocity(a.rotation, b.rotation, 0.25);
   std::printf("omega = (%.6f, %.6f, %.6f) rad/s\n", w.omega.x, w.omega.y, w.omega.z);
   if (std::abs(w.omega.y - 1.0) > 1e-9) return 1;
+  if (argc > 1) {
+    Result<ImportedAsset> imported = importFile(argv[1]);
+    if (!imported) {
+      std::printf("%s\n", imported.error().c_str());
+      return 1;
+    }
+    std::printf("imported %d joints, %zu clips from %s\n", imported->skeleton.jointCount(),
+                imported->clips.size(), argv[1]);
+  }
   std::printf("consumer ok\n");
   return 0;
 }

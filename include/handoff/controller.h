@@ -23,6 +23,7 @@
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -73,6 +74,25 @@ struct PoweredPin {
   /// Explicit bound h^2 K + 2 h D < 4 holds down to one 60 Hz substep (0.44 + 2.67 = 3.1).
   PinGains gains{1600.0, 80.0, std::numeric_limits<double>::infinity(),
                  1600.0, 80.0, std::numeric_limits<double>::infinity()};
+};
+
+/// Limb lag (SPEC.md section 6, Character::goLimbLag): light physics lag on the limb ends while
+/// the character walks. The bodies of `slots` go dynamic under the asset's drives (the implicit
+/// servo at full weight: stiff drives, the asset's light damping), following the animation with
+/// a little inertia; every other body stays kinematic on the animation and the root stays the
+/// game's, so the walk, its root motion and the kinematic bodies (the blocking representation, as
+/// in any partial ragdoll) are the animation's. It stays on until Character::goAnimated, which
+/// fades the lag out over its blend.
+inline constexpr std::array<Slot, 4> kLimbLagSlots{Slot::LowerArmL, Slot::HandL, Slot::LowerArmR,
+                                                   Slot::HandR};
+struct LimbLagSettings {
+  /// The lagging bodies, by slot (those the asset has). [default kLimbLagSlots: the forearms and
+  /// hands]
+  std::vector<Slot> slots = std::vector<Slot>(kLimbLagSlots.begin(), kLimbLagSlots.end());
+  /// Their display weight: 1 shows the physics pose, 0.5 half of the lag. [0, 1] (> 0) [default 1]
+  double weight = 1.0;
+  /// The drives ramp in over this time, so the lag grows from zero. [s] [>= 0] [default 0.2]
+  double rampTime = 0.2;
 };
 
 /// Powered mode: how the drives and pins run, and when the character leaves the mode.
@@ -126,6 +146,79 @@ struct PoweredSettings {
   bool holdWhenBlocked = true;
   /// Display: physics -> animation blend when returning. [s] [>= 0] [default 0.25]
   double returnBlendTime = 0.25;
+};
+
+/// Landing on the feet (SPEC.md section 6: a fall that lands into animation). While Ragdoll or
+/// Powered, a character none of whose bodies has touched the world (static geometry,
+/// StandPlannerSettings::blockMask) for `minAirTime` is airborne; from the step a body touches
+/// down it has `decisionTime` to show it stands: a foot on the world, the feet's midpoint under
+/// the pelvis, the pelvis high above the lower foot, the pelvis-to-chest axis near world up and
+/// the pelvis turning slowly. The first step all hold, it lands: the same capsule-space check as
+/// a get-up (planStand on a root under the pelvis, yawed by its forward), then in one write phase
+/// every body kinematic and blocking, the capsule on, and the display leaves the landed physics
+/// pose through the get-up's exit blend (CharacterSettings::recoveryExitBlend, bounded by
+/// transition.maxPointSpeed) while the bodies ease onto the animation at returnBodySpeed.
+/// takeRecoveryFinished() then says the game resumes its animation from displayRoot(). Otherwise
+/// (tipped, too low, spinning, no standable spot) the fall goes on as before: a powered one is
+/// knocked out by its distance to the animation, a ragdoll settles and gets up. While airborne
+/// and deciding, a powered character is not knocked out by its distance from the animated pose
+/// (the game's root cannot follow a fall). A character that cannot get up (setGetUpAllowed(false):
+/// a death; no get-up clip set; a broken joint) does not land either, and its flights are not
+/// tracked (no world queries).
+struct LandingSettings {
+  /// Land on the feet when the checks below hold; false: every fall lies down first. [default true]
+  bool enabled = true;
+  /// Time with no body touching the world before a touch-down counts. [s] [>= 0] [default 0.15]
+  double minAirTime = 0.15;
+  /// A body this close to the world's geometry touches it. [m] [>= 0] [default 0.02]
+  double contactDistance = 0.02;
+  /// After the touch-down, the checks may first hold within this time; later the fall goes on
+  /// as a fall. [s] [>= 0] [default 0.3]
+  double decisionTime = 0.3;
+  /// Horizontal distance from the pelvis body's centre of mass to the midpoint of the foot
+  /// bodies, at most. [m] [> 0] [default 0.3]
+  double maxFootOffset = 0.3;
+  /// Pelvis bone height above the lower foot bone, as a fraction of the same height in the
+  /// skeleton's rest pose, at least. [0, 1] [default 0.75]
+  double minPelvisHeight = 0.75;
+  /// Angle between world up and the pelvis-to-chest direction (body centres), at most.
+  /// [rad] [0, pi] [default 0.5 (29 deg)]
+  double maxTilt = 0.5;
+  /// Pelvis body angular speed at the end of the flight (the last step before the touch-down:
+  /// the body was not tumbling; the impact's own kick is the landing's to absorb), at most.
+  /// [rad/s] [>= 0] [default 4]
+  double maxAngularSpeed = 4.0;
+};
+
+/// Checks LandingSettings' ranges (Character::create does); the message names the field.
+Status validateLandingSettings(const LandingSettings& settings);
+
+/// A flight: no body of the character on the world for at least LandingSettings::minAirTime,
+/// ended by a touch-down.
+struct FlightRecord {
+  double airStart = 0.0;        ///< When the last body left the world. [s]
+  double touchdown = 0.0;       ///< When a body touched it again. [s]
+  Vec3 pelvisAtAirStart{0.0};   ///< Pelvis body's centre of mass then. [m]
+  Vec3 pelvisAtTouchdown{0.0};  ///< And at the touch-down. [m]
+  bool landed = false;          ///< It landed on its feet from this touch-down (landings()).
+};
+
+/// A landing on the feet (LandingSettings), for tests, the report and debugging.
+struct LandingRecord {
+  int flight = -1;                                ///< Its flight (index in Character::flights()).
+  double time = 0.0;                              ///< When it landed (animated again). [s]
+  CharacterState from = CharacterState::Ragdoll;  ///< Ragdoll or Powered.
+  double footOffset = 0.0;                        ///< Feet midpoint from the pelvis, horizontal. [m]
+  double pelvisHeight = 0.0;   ///< Pelvis above the lower foot, fraction of the rest pose's. [1]
+  double tilt = 0.0;           ///< Pelvis-to-chest axis from world up. [rad]
+  double angularSpeed = 0.0;   ///< Pelvis, at the end of the flight. [rad/s]
+  Vec3 pelvisAtAirStart{0.0};  ///< Pelvis body's centre of mass when it left the world. [m]
+  Vec3 pelvisAtLanding{0.0};   ///< The same when it landed. [m]
+  Transform worldFromRoot;     ///< The root it stands on.
+  StandDecision standDecision = StandDecision::Stand;
+  /// Display blend from the landed pose into the game's animation (the get-up's exit blend);
+  /// set on the first animated step after the landing. [s]
+  double exitBlend = 0.0;
 };
 
 struct CharacterSettings {
@@ -190,6 +283,56 @@ struct CharacterSettings {
   /// none]
   std::vector<std::string> animationOwnedBones;
   std::vector<int> animationOwnedJoints;  ///< The same by joint index. [0, joints) [default none]
+  /// Falls that land on the feet go back to animation without lying down (LandingSettings).
+  LandingSettings landing;
+  /// Whether every held prop (Character::addProp) drops when the character dies: becomes a full
+  /// ragdoll (goRagdoll, a knock-out, a broken joint), released with the hand's velocity at the
+  /// moment of the commit. False: the props stay in the hand through the ragdoll and the get-up
+  /// until dropProp. [default true: a dead character lets go of its weapon]
+  bool dropPropsAtDeath = true;
+};
+
+/// A rigid prop held in a hand (a weapon; PuppetMaster's props). The prop is a body of its own
+/// in the character's world, joined to the hand's body by a fixed joint (every linear and angular
+/// axis locked) while held: kinematic on the hand's animated pose while the hand is animated,
+/// dynamic under the joint while the hand is simulated (powered, partial, ragdoll), its mass then
+/// part of the hand's dynamics. Dropped (Character::dropProp, or at death) it is a free dynamic
+/// body with the velocity of the hand at its grip. Frames: H the hand bone, G the grip, P the
+/// prop's body space (origin at its centre of mass); worldFromProp = worldFromHand * handFromGrip
+/// * inverse(propFromGrip).
+struct PropDesc {
+  std::string name;   ///< Names the prop in events and messages. [non-empty, unique per character]
+  ShapeDesc shape;    ///< Collision shape in P (a capsule along P's +Y). [required]
+  double mass = 1.0;  ///< [kg] [> 0] [default 1]
+  Vec3 inertia{0.0};  ///< Principal moments in P; zero = computed from the shape. [kg m^2] [default 0]
+  /// The bone holding it (exact name; empty: handJoint). It needs a body, its own or its nearest
+  /// ancestor's: the prop rides that body, fixed to it as the bones were when the prop was added.
+  std::string handBone;
+  int handJoint = -1;        ///< The same by skeleton joint index, when handBone is empty. [0, joints)
+  Transform handFromGrip;    ///< T_HG: the grip frame in the hand bone's space. [m]
+  Transform propFromGrip;    ///< T_PG: the grip frame in the prop's body space. [m]
+  double friction = 0.8;     ///< [>= 0] [default 0.8]
+  double restitution = 0.0;  ///< [0, 1] [default 0]
+};
+
+/// What a prop's release measured (Character::propReleases): the hand point's velocity at the
+/// grip and what the prop got. World space. [m/s] [rad/s]
+struct PropRelease {
+  int prop = -1;         ///< Character::addProp index.
+  double time = 0.0;     ///< Character time. [s]
+  bool atDeath = false;  ///< Released by CharacterSettings::dropPropsAtDeath (else dropProp).
+  Vec3 gripPoint{0.0};   ///< The hand's grip point (worldFromHandBody * handBodyFromGrip). [m]
+  /// v_hand + omega_hand x (gripPoint - c_hand): the hand body's velocity at the grip point.
+  Vec3 handPointVelocity{0.0};
+  Vec3 handAngularVelocity{0.0};
+  Vec3 handVelocity{0.0};  ///< The hand body's centre-of-mass velocity.
+  /// The prop's velocity at the same point and its angular velocity, read back from the engine
+  /// after the release.
+  Vec3 propPointVelocity{0.0};
+  Vec3 propAngularVelocity{0.0};
+  /// The prop's centre-of-mass velocity just before the release (as held) and just after.
+  Vec3 propVelocityBefore{0.0}, propVelocityAfter{0.0};
+  double gripSeparation = 0.0;  ///< The prop's grip point from the hand's at the release. [m]
 };
 
 /// The game's animation pose for the end of the coming step.
@@ -229,7 +372,9 @@ struct CharacterEvent {
                      ///< bodies dynamic), "knockout" (powered -> full ragdoll), "blocked" (no
                      ///< capsule space to return: holding), "unpowered" (back to animation),
                      ///< "fault" (a body went non-finite or left the world: reset), "break" (a
-                     ///< joint broke: which, at what force and torque)
+                     ///< joint broke: which, at what force and torque), "knockback" (thrown),
+                     ///< "touchdown" (a flight ended; not on its feet: falls on), "landed" (on its
+                     ///< feet: animated again), "grab" / "drop" (a prop into or out of the hand)
   std::string detail;
 };
 
@@ -237,9 +382,10 @@ struct CharacterEvent {
 /// pelvis projected on the ground lands on the root's origin and the clip's facing at that frame
 /// (the pelvis's yaw away from its bind yaw, applied to `modelForward`) turns onto the root's
 /// forward (standingRoot * modelForward). What a game does to resume its locomotion after a
-/// get-up. Returns worldFromRoot for sampling `clip`.
+/// get-up. `clipTime` is the clip time the game starts playing from (its "first frame"). [s]
+/// [default 0] Returns worldFromRoot for sampling `clip`.
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
-                          const Vec3& modelForward, const Transform& standingRoot);
+                          const Vec3& modelForward, const Transform& standingRoot, double clipTime = 0.0);
 
 /// What a game's look-at does for a head it owns (CharacterSettings::animationOwnedBones): the
 /// local rotation (parentFromJoint) of `joint` that turns its bind-pose forward (`modelForward`,
@@ -290,6 +436,10 @@ class Character {
   /// Partial ragdoll: goPowered with `bodyWeights` (per asset body, 0 animation .. 1 physics),
   /// the other settings as given.
   Status goPartial(std::span<const double> bodyWeights, double rampTime, PoweredSettings settings = {});
+  /// Limb lag (LimbLagSettings): goPartial on the bodies of `settings.slots` with `powered`'s
+  /// drives (its returnWhenSettled is cleared: the lag stays on until goAnimated). Refused as goPowered is,
+  /// and when the asset has a body in none of the slots.
+  Status goLimbLag(const LimbLagSettings& settings = {}, PoweredSettings powered = {});
   /// Changes the physics and drive weights per body while powered (empty driveWeights: 1). A body
   /// going 0 -> > 0 becomes dynamic from its animated pose and velocity; > 0 -> 0 becomes
   /// kinematic on the animation. Refused unless Powered.
@@ -305,6 +455,23 @@ class Character {
   /// settings().hitReaction (a hit reaction), then takes the impulse. While Powered, on a
   /// kinematic (animated) body of a partial ragdoll: the body becomes dynamic first.
   Status applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint);
+
+  /// A knock-back (SPEC.md section 6): an impulse too big for a hit reaction throws the whole
+  /// character. From Animated or Powered it first becomes a full ragdoll (goRagdoll's commit,
+  /// the animation's velocities inherited); during a get-up the recovery is cancelled first; then
+  /// every body takes `impulse` times its share of the total mass at its centre of mass (the same
+  /// velocity change impulse / total mass for every body: a throw, no spin). The flight ends in a
+  /// landing on the feet (LandingSettings) or, lying, in the get-up. Event "knockback". Refused
+  /// (nothing changed) for a non-finite impulse or when the commit fails. [N s]
+  Status knockBack(const Vec3& impulse);
+  /// Every flight (LandingSettings: no body on the world for minAirTime, then a touch-down) of a
+  /// character that may land, in order; the one in progress is not listed until it touches down.
+  const std::vector<FlightRecord>& flights() const { return flights_; }
+  /// Every landing on the feet, in order.
+  const std::vector<LandingRecord>& landings() const { return landings_; }
+  /// True while Ragdoll or Powered and no body has touched the world for at least
+  /// LandingSettings::minAirTime.
+  bool airborne() const;
 
   CharacterState state() const { return state_; }
   double time() const { return time_; }  ///< Simulation time since creation. [s]
@@ -349,7 +516,8 @@ class Character {
   const Transform& displayRoot() const { return displayRoot_; }
   /// Display blend weight: 0 animation, 1 physics (Ragdoll), transition weight (Recovering).
   double blendWeight() const { return blendWeight_; }
-  /// True once after a recovery finished: the game resumes its animation from displayRoot().
+  /// True once after a recovery finished or a landing on the feet: the game resumes its
+  /// animation from displayRoot().
   bool takeRecoveryFinished();
   /// The get-up clip the last recovery plays (the supine or the prone one); nullptr before the
   /// first recovery.
@@ -370,6 +538,40 @@ class Character {
   /// animationOwnedJoints, resolved, ascending, without repeats).
   std::span<const int> animationOwnedJoints() const { return ownedJoints_; }
 
+  // --- Props (PropDesc) ---
+  /// Creates a prop in the hand at the grip of the hand body's current pose, moving with it, and
+  /// returns its index. Refused (nothing created) for a bad description (empty or repeated name,
+  /// no shape, mass <= 0, non-finite frames, an unknown bone or one without a body above it).
+  /// Allocates: not during a step.
+  Result<int> addProp(const PropDesc& desc);
+  /// Releases a held prop now: the joint goes, the prop is a free dynamic body whose linear and
+  /// angular velocity are the hand body's at the grip (v = v_hand + omega_hand x r, omega =
+  /// omega_hand). It ignores its own character until each body and the capsule have moved apart
+  /// from it (surface distance over 5 mm, and over what their speeds close in 1/60 s: touching,
+  /// colliding would push them apart in one step), then collides with them as with the world.
+  /// Event "drop".
+  /// Refused for an unknown or free prop.
+  Status dropProp(int prop);
+  /// Puts a free prop back in the hand: teleported to the grip of the hand's current pose (its
+  /// velocity the hand's there) and joined again. A teleport: call it when the hand reaches the
+  /// prop. Event "grab". Refused for an unknown or held prop.
+  Status grabProp(int prop);
+  int propCount() const { return static_cast<int>(props_.size()); }
+  const PropDesc& propDesc(int prop) const { return props_[static_cast<size_t>(prop)].desc; }
+  BodyId propBody(int prop) const { return props_[static_cast<size_t>(prop)].body; }
+  bool propHeld(int prop) const { return props_[static_cast<size_t>(prop)].held; }
+  /// The asset body the prop rides (the hand bone's, or its nearest ancestor's).
+  int propHandBody(int prop) const { return props_[static_cast<size_t>(prop)].handBody; }
+  /// The grip frame as the hand holds it now: worldFromHandBody * handBodyFromGrip (engine pose).
+  Transform handGrip(int prop) const;
+  /// The grip frame as the prop carries it now: worldFromProp * propFromGrip (engine pose).
+  Transform propGrip(int prop) const;
+  /// Bodies of this character (and its capsule) the prop collides with now: 0 while held; after a
+  /// drop it rises to bodyCount + 1 as they move apart. [0, bodies + 1]
+  int propCollidingPairs(int prop) const;
+  /// Every release so far, in order.
+  std::span<const PropRelease> propReleases() const { return propReleases_; }
+
  private:
   Character(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
             const CharacterSettings& settings);
@@ -384,10 +586,20 @@ class Character {
   void recoveringPreStep(double dt);
   void recoveringPostStep(double dt);
   void startExitBlend();
-  /// The display of a blend back to animation (the get-up's exit offsets, or the powered
-  /// return's physics pose) `blendTime` into it, on the current animation; returns the blend
-  /// weight (1 physics or clip, 0 animation).
+  /// Moves the dynamic bodies and held dynamic props rigidly by `jump` (new root from old root),
+  /// their velocities turned with it.
+  void carryWithRoot(const Transform& jump);
+  /// returnFrom_ (poses on the animation's root) becomes each joint's offset from animLocals_:
+  /// rotation from * inverse(anim), translation from - anim.
+  void offsetsFromAnimation();
+  /// The display of a blend back to animation `blendTime` into it: the offsets from the
+  /// animation that the return left (the get-up clip's last frame, or the powered pose) fading
+  /// out on the current animation, so that a moving animation keeps moving the display; returns
+  /// the blend weight (1 physics or clip, 0 animation).
   double blendBackPose(double blendTime, std::span<Transform> out) const;
+  /// The bodies' approach to the animation starts: their engine poses as offsets from the
+  /// animation `models` on `worldFromRoot` (the pose they are to reach).
+  void startApproach(const Transform& worldFromRoot, std::span<const Transform> models);
   /// Animated, after a return: the bodies' targets for the step, from `models` (the display the
   /// step ends on) eased at CharacterSettings::returnBodySpeed from the last engine poses.
   void approachBodies(const AnimationInput& animation, std::span<const Transform> models, double dt);
@@ -411,6 +623,34 @@ class Character {
   bool poweredToRagdoll();
   void leavePowered();
   void enterRagdoll(const Transform& root, double blendTime);
+  /// Landing (landing.cpp): the flight and touch-down checks of this step, Ragdoll or Powered.
+  enum class LandingStep : std::uint8_t { None, InFlight, Landed };
+  LandingStep landingPostStep(double dt);
+  bool touchingWorld(int body) const;
+  bool tryLand();
+  void resetFlight();
+  /// Held props: kinematic on the hand's animated target while it is animated, dynamic with the
+  /// hand's velocity once it is simulated (end of preStep).
+  void propsPreStep();
+  /// Switches a dropped prop's pairs with this character back on once apart (after postStep).
+  void propsPostStep();
+  void releaseProp(int prop, bool atDeath);
+  void attachProp(int prop);
+
+  struct Prop {
+    PropDesc desc;
+    BodyId body;
+    JointId joint;
+    int handBody = -1;
+    Transform handBodyFromGrip;
+    bool held = true;
+    double movedAt = -1.0;  ///< History time of the last kinematic move. [s]
+    /// Per ragdoll body, then the capsule: 1 while the pair's collision is off.
+    std::vector<std::uint8_t> pairOff;
+  };
+  std::vector<Prop> props_;
+  std::vector<PropRelease> propReleases_;
+  std::vector<ShapeDesc> pairShapes_;  ///< Each body's shape, then the capsule's.
 
   PhysicsWorld* world_;
   std::shared_ptr<const RagdollAsset> asset_;
@@ -494,6 +734,7 @@ class Character {
   std::vector<Quat> approachTurn_;
   std::vector<double> approachExtent_;  ///< Centre of mass to the farthest point of the shape. [m]
   std::vector<Transform> approachModels_, approachAnim_, approachTargets_;
+  std::vector<Transform> jumpCheck_;  ///< Powered: the body poses of the new animation, before they move.
 
   // Display and scratch.
   // Animation-owned bones: their joints, and per joint 1 = written back from its body (if any).
@@ -512,6 +753,17 @@ class Character {
   std::optional<FirstSubstepProbe> firstStepProbe_;  ///< Listening to the step after a commit.
   int firstStepRecord_ = -1;                         ///< The record it fills (index in handoffs_).
   std::vector<RecoveryRecord> recoveries_;
+  // Landing: time without touching the world, the pending touch-down, the rest pose's pelvis
+  // height above the lower foot, the foot and chest bodies.
+  double airTime_ = 0.0, touchdownAt_ = -1.0, restPelvisHeight_ = 0.0;
+  double flightStart_ = 0.0, flightSpin_ = 0.0;
+  Vec3 pelvisAirStart_{0.0};
+  bool exitFromLanding_ = false;  ///< The pending exit blend leaves a landing, not a get-up.
+  std::vector<int> footBodies_;
+  int chestBody_ = -1;
+  Quat restPelvisRotation_{1.0, 0.0, 0.0, 0.0};  ///< Pelvis bone's rest-pose model rotation.
+  std::vector<FlightRecord> flights_;
+  std::vector<LandingRecord> landings_;
   std::vector<CharacterEvent> events_;
 };
 

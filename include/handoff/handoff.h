@@ -126,6 +126,10 @@ struct BodyHandoff {
   std::uint8_t clamps = kClampNone;
   bool teleport = false;  ///< The body's samples span a teleport.
   bool snapped = false;   ///< The engine pose differed from the animated pose and was snapped.
+  /// Not in the commit's mask and already dynamic (a powered body when the powered ragdoll dies):
+  /// it kept its own pose and velocity (poseAfter, linearVelocity); the animation is no reference
+  /// for it.
+  bool keptDynamic = false;
   // Filled by Ragdoll::recordFirstStep() after the first physics step:
   bool firstStepRecorded = false;
   Transform poseAfterFirstStep;
@@ -474,7 +478,9 @@ class Ragdoll {
   const Vec3& jointLower(int index) const { return lower_[static_cast<size_t>(index)]; }
   const Vec3& jointUpper(int index) const { return upper_[static_cast<size_t>(index)]; }
 
-  /// Largest distance between the two anchors of any joint that has not broken. [m]
+  /// Largest distance between the two anchors of any joint that has not broken and holds a body
+  /// that is not on the animation (between two bodies on the animation the distance is the
+  /// animation's own bone stretch, not the solver's). [m]
   double maxJointSeparation() const;
 
   /// Breakable joints (the asset's finite breakForce / breakTorque): call once after each step,

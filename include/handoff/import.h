@@ -60,14 +60,21 @@ struct ImportOptions {
   /// unitScale that gives a 0.95 m hip. Skeletons without a measurable hip (no legs) and an
   /// explicit unitScale are never refused. [default true]
   bool requireHumanScale = true;
-  /// Read glTF, FBX, COLLADA and BVH files with Assimp in a child process (POSIX fork): a crash, a
-  /// hang or a runaway allocation of Assimp 5.2 on a malformed file that the format checks do not
-  /// catch is then an error naming the file, not the end of the calling program. The child sends
-  /// the scene back in Assimp's binary format. false reads in the calling process. [default true]
+  /// Read glTF, FBX, COLLADA and BVH files with Assimp in a process of its own, the program
+  /// handoff-import-worker (started with posix_spawn, never a fork: safe in a program with many
+  /// threads): a crash, a hang or a runaway allocation of Assimp 5.2 on a malformed file that the
+  /// format checks do not catch is then an error naming the file, not the end of the calling
+  /// program. The worker sends the scene back in Assimp's binary format. false reads in the
+  /// calling process. [default true]
   bool isolateParser = true;
+  /// The worker program (isolateParser). Empty: $HANDOFF_IMPORT_WORKER, else the build tree's, else
+  /// handoff-import-worker next to the running program or in ../libexec/handoff from it, else the
+  /// installed one (<prefix>/libexec/handoff). A worker found nowhere is an error naming the
+  /// places looked at. [default empty]
+  std::string parserWorker;
   /// Wall time the isolated parser may take before it is stopped. [s] [> 0] [default 300]
   double parserTimeLimit = 300.0;
-  /// Resident memory the isolated parser may use beyond the caller's before it is stopped.
+  /// Resident memory the isolated parser's process may use before it is stopped.
   /// [MiB] [> 0] [default 4096]
   double parserMemoryLimit = 4096.0;
 };
@@ -129,7 +136,7 @@ Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& o
 /// filters) are decoded with meshoptimizer first, since Assimp 5.2 reads neither; a meshopt mode,
 /// filter or codec version meshoptimizer 0.18 cannot decode is an error naming it.
 /// Thread-safety: the import functions may run concurrently on different files; with
-/// isolateParser each read forks the process.
+/// isolateParser each read starts a worker process.
 Result<ImportedAsset> importFileData(std::string_view data, const std::string& sourceName,
                                      const ImportOptions& options = {});
 

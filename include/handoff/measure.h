@@ -30,6 +30,10 @@ namespace handoff {
 /// One body at one handoff (SPEC section 7: before vs after the handoff step).
 struct BodyHandoffMetrics {
   std::string name;
+  /// Handed to physics by this commit. False: a partial ragdoll's body that stays kinematic on the
+  /// animation (it moves as the animation does, by construction): left out of the first-step
+  /// figures (pop, velocity) and of the follow-up's speed bound.
+  bool handedOver = true;
   double positionJump = 0.0;     ///< |committed pose - animated pose| (the pop at the commit). [m]
   double firstStepMove = 0.0;    ///< |pose after the first step - animated pose|. [m]
   double allowedMove = 0.0;      ///< |v_anim| dt + |g| dt^2. [m]
@@ -271,13 +275,14 @@ class RecoveryJumpMeasure {
   bool wasRecovering_ = false;
 };
 
-/// A return to animation (a finished get-up, a powered return) and the blend that follows it:
+/// A return to animation (a finished get-up, a powered return, a landing on the feet) and the
+/// blend that follows it:
 /// the kinematic bodies and the displayed attachment points (bones without a body: sockets,
 /// fingers, toes; and the tips of the last bones: the hands, the head end) per frame against the
 /// resumed animation's own motion (SPEC section 7: pelvis, feet and attachments continuous).
 struct ReturnMetrics {
   double time = 0.0;  ///< Scene time of the frame the character was animated again. [s]
-  std::string from;   ///< "getup" or "powered".
+  std::string from;   ///< "getup", "powered" or "landing" (a fall that landed on its feet).
   int frames = 0;     ///< Frames measured: the blend back and the frame after it.
   /// Largest body speed in one frame beyond the resumed animation's own speed of that body over
   /// the frame (centre of mass: engine pose), 0 when never beyond. [m/s]
@@ -296,6 +301,13 @@ struct ReturnMetrics {
   double footOwnStep = 0.0;  ///< The animation's own largest foot move in one frame. [m]
 };
 
+/// A point of the displayed skeleton: a joint and an offset in the joint's space. [m]
+struct DisplayPoint {
+  int joint = -1;
+  Vec3 offset{0.0};
+  std::string name;  ///< The joint's name, "<joint> end" for a tip.
+};
+
 /// Measures every return to animation of a character (ReturnMetrics, one per return).
 class ReturnMeasure {
  public:
@@ -309,12 +321,8 @@ class ReturnMeasure {
   void observe(const Character& character, const PhysicsWorld& world, const Transform& worldFromRoot,
                std::span<const Transform> animationNow, std::span<const Transform> animationBefore,
                double time, std::vector<ReturnMetrics>& out);
-  /// The attachment points: per point its joint and its offset in the joint's space. [m]
-  struct Point {
-    int joint = -1;
-    Vec3 offset{0.0};
-    std::string name;
-  };
+  using Point = DisplayPoint;
+  /// The attachment points.
   std::span<const Point> attachments() const { return points_; }
 
  private:
@@ -325,6 +333,7 @@ class ReturnMeasure {
   std::vector<Vec3> shown_, lastShown_, bodies_, lastBodies_;
   std::vector<Transform> models_, nowModels_, beforeModels_, nowBodies_, beforeBodies_;
   CharacterState lastState_ = CharacterState::Animated;
+  size_t landings_ = 0;  ///< Character::landings() seen.
   bool open_ = false;
   int quietFrames_ = 0;  ///< Frames with no blend left.
 };
@@ -339,6 +348,44 @@ struct LookAtMetrics {
   /// target (the gaze aims from the parent of the frame before: one frame of the parent's
   /// motion shows here). [rad]
   double worstAimError = 0.0;
+};
+
+/// Limb lag (Character::goLimbLag) from the event to the return to animation: how far the
+/// displayed limb ends trail the animation, and whether switching the lag on moves them faster
+/// than the animation does (the switch off is a return to animation: ReturnMetrics).
+struct LimbLagMetrics {
+  double time = 0.0;  ///< Scene time of the event. [s]
+  int frames = 0;     ///< Frames observed while on.
+  /// Largest distance of a displayed point of the lagging limbs (the joints of their bodies: a
+  /// forearm's elbow, a hand's wrist; and their tips) from where the animation puts it. [m]
+  double worstLag = 0.0;
+  std::string worstPoint;  ///< Its joint name ("<joint> end" for a tip).
+  double medianLag = 0.0;  ///< Median over the frames of each frame's largest distance. [m]
+  /// While the drives ramp in and 0.1 s after: a displayed point's move in one frame beyond the
+  /// animation's own move of it, 0 when never beyond. [m]
+  double worstSwitchOnJump = 0.0;
+};
+
+/// Measures one limb lag (LimbLagMetrics).
+class LimbLagMeasure {
+ public:
+  /// Right after Character::goLimbLag succeeded (before the step): the lagging bodies are those it
+  /// handed to physics; the display of the frame before is the switch-on reference.
+  void begin(const Character& character, double rampTime, double time, LimbLagMetrics& out);
+  /// After Character::postStep, every frame, with the animation (poses of the skeleton on
+  /// `worldFromRoot`, at this frame and the one before). Ends when the character leaves Powered.
+  void observe(const Character& character, const Transform& worldFromRoot,
+               std::span<const Transform> animationNow, std::span<const Transform> animationBefore,
+               double time, LimbLagMetrics& out);
+  bool open() const { return open_; }
+
+ private:
+  std::vector<DisplayPoint> points_;
+  std::vector<Vec3> shown_, lastShown_;
+  std::vector<Transform> models_, nowModels_, beforeModels_;
+  std::vector<double> frameLags_;
+  double start_ = 0.0, switchWindow_ = 0.0;
+  bool open_ = false;
 };
 
 /// The displayed look-at bone, every frame.
@@ -407,6 +454,56 @@ class JointBreakMeasure {
   };
   std::vector<Joint> joints_;
   bool started_ = false;
+};
+
+/// A prop in the hand (Character::addProp) over a run: how closely it stays at the grip while
+/// held, and its release (SPEC.md section 6's props, issue 19).
+struct PropMetrics {
+  std::string name;
+  int heldFrames = 0;           ///< Frames observed with the prop in the hand.
+  int simulatedHeldFrames = 0;  ///< Of those, frames with the hand body dynamic (powered, ragdoll).
+  /// Largest distance and angle between the prop's grip frame and the hand's, over the held frames
+  /// with the hand dynamic (the fixed joint's give) and with it kinematic. [m] [rad]
+  double maxGripDistance = 0.0;
+  double maxGripAngle = 0.0;
+  double maxAnimatedGripDistance = 0.0;
+  bool released = false;
+  double releaseTime = 0.0;  ///< [s]
+  bool atDeath = false;
+  std::string releaseState;  ///< The character's state at the first observation after the release.
+  /// |v_prop - v_handpoint| at the grip point and |omega_prop - omega_hand| at the release. [m/s] [rad/s]
+  double releaseLinearError = 0.0;
+  double releaseAngularError = 0.0;
+  double releaseSpeed = 0.0;         ///< |v_handpoint|. [m/s]
+  double releaseAngularSpeed = 0.0;  ///< |omega_hand|. [rad/s]
+  /// The prop's centre-of-mass velocity change at the release (held -> free), and that beyond
+  /// 5 % of its speed + |g| dt (the velocity-continuity bound of a commit). [m/s]
+  double releaseJump = 0.0;
+  double releaseJumpExcess = 0.0;
+  /// Over the frame after the release, the prop and its hand body: the worst |v_after_frame -
+  /// v_at_release| beyond 5 % |v_at_release| + |g| dt, and which body it was. [m/s]
+  bool dropFrameMeasured = false;
+  double dropFrameExcess = 0.0;
+  std::string dropFrameWorst;
+  /// Bodies of its character (and the capsule) the prop collides with at the last frame.
+  int collidingPairs = 0;
+};
+
+/// Every prop of a character, every frame.
+class PropMeasure {
+ public:
+  /// After Character::postStep and after the frame's own events, every frame from the first;
+  /// `dt` the frame step. [s]
+  void observe(const Character& character, const PhysicsWorld& world, double dt,
+               std::vector<PropMetrics>& out);
+
+ private:
+  struct Pending {
+    int release = -1;  ///< Index in Character::propReleases.
+    Vec3 propVelocity{0.0}, handVelocity{0.0};
+  };
+  std::vector<Pending> pending_;
+  size_t releasesSeen_ = 0;
 };
 
 }  // namespace handoff

@@ -89,6 +89,39 @@ struct DriveComparison {
   std::vector<ThresholdCheck> checks;
 };
 
+/// A fall that landed on its feet (Character::landings, LandingSettings). Its continuity back to
+/// animation is the ReturnMetrics entry with from "landing".
+struct LandingMetrics {
+  double time = 0.0;           ///< Landed (animated again). [s]
+  std::string from;            ///< "ragdoll" or "powered".
+  double airTime = 0.0;        ///< From leaving the world to the touch-down. [s]
+  double touchdownTime = 0.0;  ///< From the touch-down to the landing. [s]
+  double fallHeight = 0.0;     ///< Pelvis drop from leaving the world to the landing. [m]
+  double footOffset = 0.0;     ///< The checks' figures at the landing (LandingRecord). [m]
+  double pelvisHeight = 0.0;   ///< [1]
+  double tilt = 0.0;           ///< [rad]
+  double angularSpeed = 0.0;   ///< [rad/s]
+  double exitBlend = 0.0;      ///< The display's blend into the animation. [s]
+};
+
+/// A knock-back (an `impulse` event with "knockback": true): the throw, the flight, the end.
+struct KnockbackMetrics {
+  double time = 0.0;            ///< [s]
+  double impulse = 0.0;         ///< |impulse|. [N s]
+  double velocityChange = 0.0;  ///< |impulse| / total mass. [m/s]
+  /// Pelvis (body centre of mass) horizontal displacement from the knock-back to the first
+  /// touch-down after a flight (Character::flights); 0 while it has not touched down. [m]
+  double flightDistance = 0.0;
+  double flightTime = 0.0;  ///< From the knock-back to that touch-down. [s]
+  bool touchedDown = false;
+  /// How it ended: "landing" (on its feet), "getup" (a get-up finished), "" (neither by the end).
+  std::string recovery;
+  bool recovered = false;  ///< Animated again, standing, by the end.
+  // Bookkeeping (not in metrics.json): the character's counts at the knock-back.
+  Vec3 pelvisStart{0.0};
+  size_t flightsBefore = 0, landingsBefore = 0, recoveriesBefore = 0;
+};
+
 struct ScenarioResult {
   std::string name;
   std::string description;
@@ -120,12 +153,18 @@ struct ScenarioResult {
   double poweredMaxPositionError = 0.0;  ///< [m]
   double poweredMaxRmsJointError = 0.0;  ///< [rad]
   bool poweredReturned = false;
-  /// Every return to animation (a finished get-up, a powered return) and its blend: the
+  /// Every return to animation (a finished get-up, a powered return, a landing) and its blend: the
   /// kinematic bodies' and the displayed attachment points' per-frame motion beyond the resumed
   /// animation's own (ReturnMeasure).
   std::vector<ReturnMetrics> returns;
+  std::vector<LandingMetrics> landings;      ///< Falls that landed on their feet.
+  std::vector<KnockbackMetrics> knockbacks;  ///< Knock-backs, in event order.
   /// The look-at's bone against the gaze (Scenario::lookAt), when the scenario has one.
   std::optional<LookAtMetrics> lookAt;
+  /// Every limb lag ("limb_lag" event) until its return to animation (LimbLagMeasure).
+  std::vector<LimbLagMetrics> limbLags;
+  /// Every prop in the hand (Scenario::props): its grip while held and its release (PropMeasure).
+  std::vector<PropMetrics> props;
   std::string replayFile;  ///< Written .glb (file name only), empty if none.
   double seconds = 0.0;    ///< Wall-clock run time (not part of the deterministic output). [s]
   bool passed() const;     ///< ok, nothing left un-run, and every check passes.

@@ -188,6 +188,9 @@ struct ScenarioSettings {
   /// every state (a look-at's head). JSON "animationOwnedBones": ["Head"]. Bone names of the
   /// skeleton, not its root, each once. [default none]
   std::vector<std::string> animationOwnedBones;
+  /// CharacterSettings::dropPropsAtDeath: the held props drop when the character becomes a full
+  /// ragdoll. JSON "dropPropsAtDeath". [default true]
+  bool dropPropsAtDeath = CharacterSettings{}.dropPropsAtDeath;
   bool operator==(const ScenarioSettings&) const = default;
 };
 
@@ -196,6 +199,11 @@ struct ScenarioSettings {
 struct ScenarioRecovery {
   std::optional<ScenarioClip> supine;  ///< Get-up starting on the back.
   std::optional<ScenarioClip> prone;   ///< Get-up starting face down.
+  /// The clip the game plays once the character lands on its feet (CharacterSettings::landing),
+  /// from its startTime, at its speed, on the root the character stands on; none: the clip
+  /// playing before the fall starts again from its startTime there. A played clip (`speed`
+  /// applies). [default none]
+  std::optional<ScenarioClip> landing;
   /// CharacterSettings::transition. JSON "transitionTime" (duration), "maxPointSpeed",
   /// "maxTransitionTime" (maxDuration). [default TransitionSettings{}]
   TransitionSettings transition;
@@ -239,6 +247,9 @@ enum class EventType : std::uint8_t {
   GetUpAllowed,  ///< "getup_allowed": allow or forbid get-up recovery.
   Wall,          ///< "wall": a static box appears.
   Clip,          ///< "clip": switch the animation clip.
+  LimbLag,       ///< "limb_lag": light physics lag on the limb ends (Character::goLimbLag).
+  Grab,          ///< "grab": a dropped prop back into the hand (Character::grabProp).
+  Drop,          ///< "drop": a held prop out of the hand (Character::dropProp).
   End,           ///< "end": the scenario ends (must be last).
 };
 const char* eventTypeName(EventType type);
@@ -265,6 +276,10 @@ struct ScenarioEvent {
     ImpulseSpace impulseSpace = ImpulseSpace::World;  ///< [default world]
     std::optional<Vec3> point;                        ///< Application point [m]; none: the centre of mass.
     PointSpace pointSpace = PointSpace::Body;         ///< [default body]
+    /// A knock-back (Character::knockBack): the character becomes a full ragdoll and the impulse
+    /// is spread over every body by its mass (the same velocity change for all: thrown, no
+    /// spin). With it, `body`, `point` and `pointSpace` are not allowed. [default false]
+    bool knockback = false;
     bool operator==(const Impulse&) const = default;
   };
   struct Teleport {
@@ -275,6 +290,10 @@ struct ScenarioEvent {
   struct Powered {
     double weight = 1.0;    ///< Drive weight reached after the ramp. [0, 1] [default 1]
     double rampTime = 0.2;  ///< [s] [0, 10] [default 0.2]
+    /// Pins on the pelvis and feet (PoweredSettings::pinPelvisAndFeet, the hit reaction's):
+    /// they hold those bodies to the animated pose in the world. False: only the joint drives,
+    /// so the powered character can fall (off a ledge) and land (LandingSettings). [default true]
+    bool pinned = true;
     bool operator==(const Powered&) const = default;
   };
   struct Partial {
@@ -301,12 +320,27 @@ struct ScenarioEvent {
     ScenarioClip clip;
     bool operator==(const Clip&) const = default;
   };
+  /// Limb lag on (LimbLagSettings); "animate" ends it.
+  struct LimbLag {
+    std::vector<Slot> slots;  ///< Slot names; empty: LimbLagSettings' (the forearms and hands).
+    double weight = 1.0;      ///< [0, 1] (> 0) [default 1]
+    double rampTime = 0.2;    ///< [s] [0, 10] [default 0.2]
+    bool operator==(const LimbLag&) const = default;
+  };
+  struct Grab {
+    std::string prop;  ///< A prop of Scenario::props, by name. Required.
+    bool operator==(const Grab&) const = default;
+  };
+  struct Drop {
+    std::string prop;  ///< A prop of Scenario::props, by name. Required.
+    bool operator==(const Drop&) const = default;
+  };
   struct End {
     bool operator==(const End&) const = default;
   };
   /// Alternatives in EventType order.
-  using Payload =
-      std::variant<Ragdoll, Impulse, Teleport, Powered, Partial, Animate, GetUpAllowed, Wall, Clip, End>;
+  using Payload = std::variant<Ragdoll, Impulse, Teleport, Powered, Partial, Animate, GetUpAllowed, Wall,
+                               Clip, LimbLag, Grab, Drop, End>;
 
   double time = 0.0;  ///< Scenario time. [s] [0, endTime], non-decreasing along the list.
   std::string label;  ///< Optional text for reports and timeline markers.
@@ -327,6 +361,34 @@ struct ScenarioLookAt {
   bool operator==(const ScenarioLookAt&) const = default;
 };
 
+/// A prop in the character's hand from t = 0 (JSON "props"; PropDesc): a rigid body joined to
+/// the hand while held, dropped by a `drop` event or at death (settings.dropPropsAtDeath), put
+/// back by `grab`.
+struct ScenarioProp {
+  std::string name;  ///< Unique among the props; events name it. Required.
+  std::string bone;  ///< The hand bone of the skeleton (it or a bone above it has a body). Required.
+  ShapeDesc
+      shape;  ///< JSON {"type": "capsule", "radius", "halfHeight"} / sphere / box "halfExtents". Required.
+  double mass = 1.0;       ///< [kg] (0, 1000] [default 1]
+  Transform handFromGrip;  ///< JSON {"rotation": [w, x, y, z], "translation": [x, y, z]}. [default identity]
+  Transform propFromGrip;  ///< The same. [default identity]
+  double friction = 0.8;   ///< [0, 10] [default 0.8]
+  double restitution = 0.0;  ///< [0, 1] [default 0]
+  friend bool operator==(const ScenarioProp& a, const ScenarioProp& b) {
+    const auto same = [](const Transform& x, const Transform& y) {
+      return x.rotation == y.rotation && x.translation == y.translation;
+    };
+    return a.name == b.name && a.bone == b.bone && a.shape.type == b.shape.type &&
+           a.shape.radius == b.shape.radius && a.shape.halfHeight == b.shape.halfHeight &&
+           a.shape.halfExtents == b.shape.halfExtents && a.mass == b.mass &&
+           same(a.handFromGrip, b.handFromGrip) && same(a.propFromGrip, b.propFromGrip) &&
+           a.friction == b.friction && a.restitution == b.restitution;
+  }
+};
+
+/// The library's description of a scenario prop (its bone by name).
+PropDesc propDesc(const ScenarioProp& prop);
+
 struct Scenario {
   int version = kScenarioVersion;
   std::string name;  ///< [default: the file stem]
@@ -339,6 +401,7 @@ struct Scenario {
   ScenarioSettings settings;
   ScenarioRecovery recovery;
   std::optional<ScenarioLookAt> lookAt;  ///< [default none]
+  std::vector<ScenarioProp> props;       ///< [default none]
   std::vector<ScenarioEvent> events;  ///< Time order; equal times run in file order.
   double endTime = 0.0;               ///< [s] (0, kScenarioMaxTime], >= the last event's time.
   /// Thresholds checked against the run's metrics, name -> value (e.g. "max_pop_mm": 1).
@@ -370,7 +433,8 @@ Result<std::string> resolveScenarioFile(const Scenario& scenario, const std::str
 
 /// Checks a scenario against its imported character: clips that refer to the character file
 /// (by name or index, start time within a clamped clip), impulse and partial body names (bones
-/// of the skeleton or slot names), settings.animationOwnedBones and lookAt.bone (bones of the
+/// of the skeleton or slot names), props[].bone (bones with a body on them or above),
+/// settings.animationOwnedBones and lookAt.bone (bones of the
 /// skeleton other than its root). Clips in separate files are not checked here (see
 /// validateScenarioFiles). Messages name the JSON path, e.g.
 /// `events[1].body: no bone named 'LeftHnd' (did you mean 'LeftHand'?)`.

@@ -83,7 +83,7 @@ class Reader {
         message += "; allowed:";
         for (const char* k : known) message += std::string(" ") + k;
       }
-      error(join(path, validUtf8(key)), message);
+      error(path.empty() ? "(root)" : path, message);  // the object holding it: a key may hold spaces
     }
   }
 
@@ -454,7 +454,7 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
         if (!slot) {
           std::vector<std::string> names;
           for (int i = 0; i < kSlotCount; ++i) names.emplace_back(slotName(static_cast<Slot>(i)));
-          r.error("map." + validUtf8(key), "unknown slot '" + validUtf8(key) + "'" + didYouMean(key, names));
+          r.error("map", "unknown slot '" + validUtf8(key) + "'" + didYouMean(key, names));
           continue;
         }
         r.integer(m, key.c_str(), "map", asset.map.joint[static_cast<size_t>(*slot)], -1);

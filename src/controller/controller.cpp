@@ -1,9 +1,12 @@
 #include "handoff/controller.h"
 
+#include "controller/controller_internal.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace handoff {
 
@@ -21,21 +24,14 @@ const char* characterStateName(CharacterState state) {
   return "?";
 }
 
-namespace {
-std::string format(const char* fmt, double a, double b = 0.0, double c = 0.0) {
-  char buffer[160];
-  std::snprintf(buffer, sizeof buffer, fmt, a, b, c);
-  return buffer;
-}
-
-Vec3 horizontal(const Vec3& v) { return Vec3{v.x, 0.0, v.z}; }
-}  // namespace
+using controller_detail::format;
+using controller_detail::horizontal;
 
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
-                          const Vec3& modelForward, const Transform& standingRoot) {
+                          const Vec3& modelForward, const Transform& standingRoot, double clipTime) {
   std::vector<Transform> locals(static_cast<size_t>(skeleton.jointCount()));
   std::vector<Transform> models(locals.size()), bind(locals.size());
-  clip.sample(0.0, WrapMode::Clamp, locals);
+  clip.sample(clipTime, WrapMode::Clamp, locals);
   localToModel(skeleton, locals, models);
   localToModel(skeleton, skeleton.restLocal, bind);
   const Transform& pelvis = models[static_cast<size_t>(pelvisJoint)];
@@ -83,6 +79,10 @@ Character::~Character() {
   // Nothing of this character stays registered in the world it leaves.
   world_->removeSubstepListener(&listeners_);
   if (firstStepProbe_) world_->removeSubstepListener(&*firstStepProbe_);
+  for (Prop& p : props_) {
+    if (p.joint.valid()) world_->destroyJoint(p.joint);
+    world_->destroyBody(p.body);
+  }
 }
 
 void Character::recordCommit(HandoffRecord&& record) {
@@ -125,6 +125,7 @@ Result<std::unique_ptr<Character>> Character::create(
   if (std::isnan(settings.returnBodySpeed) || !(settings.returnBodySpeed > 0.0)) {
     return Error{"returnBodySpeed must be > 0 (+inf: the bodies follow the display blend)"};
   }
+  if (Status s = validateLandingSettings(settings.landing); !s) return Error{s.error()};
   // Bones left to the animation (SPEC.md section 3's write-back mask), by name or by index.
   std::vector<std::uint8_t> writeBackMask(n, 1);
   const auto own = [&](int j, const std::string& how) -> Status {
@@ -194,6 +195,25 @@ Result<std::unique_ptr<Character>> Character::create(
       c->trackedJoints_.push_back(below.empty() ? map[lowerLeg] : below.front());
     }
   }
+  // Landing: the rest pose's pelvis height above its lower foot, the foot and chest bodies.
+  {
+    std::vector<Transform> rest(n);
+    localToModel(skeleton, skeleton.restLocal, rest);
+    if (c->trackedJoints_.size() >= 2 && map[Slot::Pelvis] >= 0) {
+      double lowest = std::numeric_limits<double>::infinity();
+      for (size_t i = 1; i < c->trackedJoints_.size(); ++i) {
+        lowest = std::min(lowest, rest[static_cast<size_t>(c->trackedJoints_[i])].translation.y);
+        int j = c->trackedJoints_[i];
+        while (j != kNoParent && asset->bodyForJoint(j) < 0) j = skeleton.parents[static_cast<size_t>(j)];
+        const int body = j == kNoParent ? -1 : asset->bodyForJoint(j);
+        if (body > 0) c->footBodies_.push_back(body);
+      }
+      c->restPelvisHeight_ = rest[static_cast<size_t>(map[Slot::Pelvis])].translation.y - lowest;
+      c->restPelvisRotation_ = rest[static_cast<size_t>(map[Slot::Pelvis])].rotation;
+    }
+    c->chestBody_ = asset->bodyForSlot(Slot::Chest);
+    if (c->chestBody_ <= 0) c->chestBody_ = asset->bodyForSlot(Slot::Head);
+  }
   // Powered mode: the drive and its buffers, sized once.
   const size_t nb = asset->bodies.size();
   const size_t nj = c->driveJoints_.size();
@@ -219,6 +239,7 @@ Result<std::unique_ptr<Character>> Character::create(
   c->approachTurn_.assign(nb, Quat{1.0, 0.0, 0.0, 0.0});
   c->approachModels_.resize(n);
   c->approachAnim_.resize(nb);
+  c->jumpCheck_.resize(nb);
   c->approachTargets_.resize(nb);
   for (const BodyDef& def : asset->bodies) {
     const ShapeDesc& shape = def.shape;
@@ -317,9 +338,31 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
       recoveringPreStep(dt);
       break;
     case CharacterState::Powered: {
+      // The root jumped (a flagged teleport): the dynamic bodies (and held props) jump with it,
+      // keeping their pose and velocity relative to the root, instead of being dragged there by
+      // their joints to the kinematic ones and the drives across the jump.
+      if (animation.teleport) carryWithRoot(animation.worldFromRoot * animRoot_.inverse());
+      localToModel(skeleton_, animation.locals, scratchModels_);
+      // The animation jumped farther than the knock-out distance from a dynamic body (an abrupt
+      // clip switch, an unflagged jump): out before anything moves, so that neither the kinematic
+      // bodies nor a drive or pin goes across the jump (they did: an 80 m jump of a clip switch
+      // threw the bodies out of the world within a step).
+      bodyPosesFromModels(*asset_, scratchModels_, animation.worldFromRoot, jumpCheck_);
+      double farthest = 0.0;
+      for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
+        if (ragdoll_->authority(b) == Authority::Animation) continue;
+        farthest = std::max(farthest, glm::length(world_->transform(ragdoll_->body(b)).translation -
+                                                  jumpCheck_[static_cast<size_t>(b)].translation));
+      }
+      // In flight or deciding a touch-down the distance knocks nothing out (the game's root does
+      // not fall with the character: LandingSettings), as in the post-step check.
+      const bool flying = airborne() || touchdownAt_ >= 0.0;
+      if (farthest > powered_.knockoutDistance && !flying) {
+        knockOut(farthest);
+        break;
+      }
       // Animated bodies of a partial ragdoll follow the animation; the history keeps every body's
       // animated pose so more bodies can go physical at any step.
-      localToModel(skeleton_, animation.locals, scratchModels_);
       if (Status s = ragdoll_->setAnimatedPose(time_ + dt, animation.worldFromRoot, scratchModels_,
                                                animation.teleport, dt);
           !s) {
@@ -337,6 +380,7 @@ Status Character::preStep(const AnimationInput& animation, double dt) {
     if (animation.teleport) haveJointTargets_ = false;  // no target velocity across a jump
     updateDriveTargets(dt);
   }
+  propsPreStep();
   return {};
 }
 
@@ -380,6 +424,7 @@ void Character::postStep(double dt) {
     stopGather();
     if (state_ == CharacterState::Powered && poweredToRagdoll()) event("knockout", "a joint broke");
   }
+  propsPostStep();
   externalForce_ = false;
 }
 
@@ -491,9 +536,16 @@ void Character::enterRagdoll(const Transform& root, double blendTime) {
   retryAt_ = 0.0;
   gatherRolledOver_ = false;
   sideWait_ = 0.0;
+  resetFlight();
   // The character's horizontal forward before the fall: the fallback yaw of the get-up.
   const Vec3 forward = horizontal(ragdollRoot_.transformVector(asset_->modelForward));
   if (glm::length(forward) > 1e-6) preFallForward_ = glm::normalize(forward);
+  // Death lets go of the props, with the velocities the commit just gave the hands.
+  if (settings_.dropPropsAtDeath) {
+    for (int i = 0; i < propCount(); ++i) {
+      if (props_[static_cast<size_t>(i)].held) releaseProp(i, true);
+    }
+  }
 }
 
 Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint) {
@@ -547,6 +599,14 @@ void Character::ragdollPostStep(double dt) {
   blendWeight_ = displayBlendWeight(timeSinceCommit_, blendTime_);
   blendPoses(animRelative_, physicsLocals_, blendWeight_, display_);
   displayRoot_ = ragdollRoot_;
+
+  // A fall that comes down on its feet lands into animation (LandingSettings); not once the
+  // get-up is under way (the gather's servos may lift the body off the ground).
+  if (gathering_) {
+    resetFlight();
+  } else if (landingPostStep(dt) == LandingStep::Landed) {
+    return;
+  }
 
   // Settle and facing (pelvis = body 0, chest = the Chest slot's body).
   const BodyId pelvis = ragdoll_->body(0);
@@ -741,6 +801,7 @@ void Character::recoveringPostStep(double dt) {
     std::copy(display_.begin(), display_.end(), returnFrom_.begin());
     exitRoot_ = recoveryRoot_;
     exitPending_ = std::isfinite(settings_.recoveryExitBlend) && settings_.recoveryExitBlend > 0.0;
+    exitFromLanding_ = false;
     exitOffsets_ = false;
     returnBlend_ = returnBlendTotal_ = 0.0;
     approachStart_ = true;  // the bodies ease from the clip's last frame onto the animation
@@ -760,13 +821,7 @@ void Character::startExitBlend() {
     if (skeleton_.parents[static_cast<size_t>(j)] == kNoParent)
       returnFrom_[static_cast<size_t>(j)] = animFromExit * returnFrom_[static_cast<size_t>(j)];
   }
-  // Offsets: rotation fromRotation * inverse(animRotation), translation from - anim.
-  for (size_t j = 0; j < returnFrom_.size(); ++j) {
-    const Transform& from = returnFrom_[j];
-    const Transform& anim = animLocals_[j];
-    returnFrom_[j] = Transform{normalizeOrIdentity(from.rotation * glm::conjugate(anim.rotation)),
-                               from.translation - anim.translation};
-  }
+  offsetsFromAnimation();
   // How far fading the offsets can carry a tracked point (pelvis, feet), whatever pose the
   // animation is in meanwhile: its own and each ancestor's translation offset, plus each
   // ancestor's rotation offset angle times the chain length from it to the point. A linear fade
@@ -791,24 +846,56 @@ void Character::startExitBlend() {
   returnBlendTotal_ = duration;
   returnBlend_ = 0.0;
   exitOffsets_ = true;
-  if (!recoveries_.empty()) recoveries_.back().exitBlend = duration;
+  if (exitFromLanding_ && !landings_.empty()) {
+    landings_.back().exitBlend = duration;
+  } else if (!recoveries_.empty()) {
+    recoveries_.back().exitBlend = duration;
+  }
+  exitFromLanding_ = false;
+}
+
+void Character::carryWithRoot(const Transform& jump) {
+  const auto carry = [&](BodyId body) {
+    world_->setTransform(body, jump * world_->transform(body));
+    world_->setLinearVelocity(body, jump.rotation * world_->linearVelocity(body));
+    world_->setAngularVelocity(body, jump.rotation * world_->angularVelocity(body));
+  };
+  for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
+    if (ragdoll_->authority(b) != Authority::Animation) carry(ragdoll_->body(b));
+  }
+  for (int p = 0; p < propCount(); ++p) {
+    if (propHeld(p) && world_->motionType(propBody(p)) == MotionType::Dynamic) carry(propBody(p));
+  }
+}
+
+void Character::offsetsFromAnimation() {
+  for (size_t j = 0; j < returnFrom_.size(); ++j) {
+    const Transform& from = returnFrom_[j];
+    const Transform& anim = animLocals_[j];
+    returnFrom_[j] = Transform{normalizeOrIdentity(from.rotation * glm::conjugate(anim.rotation)),
+                               from.translation - anim.translation};
+  }
+}
+
+void Character::startApproach(const Transform& worldFromRoot, std::span<const Transform> models) {
+  bodyPosesFromModels(*asset_, models, worldFromRoot, approachAnim_);
+  for (size_t b = 0; b < approachAnim_.size(); ++b) {
+    const Transform current = world_->transform(ragdoll_->body(static_cast<int>(b)));
+    approachOffset_[b] = current.translation - approachAnim_[b].translation;
+    approachTurn_[b] = normalizeOrIdentity(current.rotation * glm::conjugate(approachAnim_[b].rotation));
+  }
+  approachStart_ = false;
+  approaching_ = true;
 }
 
 void Character::approachBodies(const AnimationInput& animation, std::span<const Transform> models,
                                double dt) {
   localToModel(skeleton_, animation.locals, approachModels_);
+  // After a get-up, from where the clip left the bodies, on this step's animation: the game
+  // re-places its root where the character stood up.
+  if (approachStart_) startApproach(animation.worldFromRoot, approachModels_);
   bodyPosesFromModels(*asset_, approachModels_, animation.worldFromRoot, approachAnim_);
   bodyPosesFromModels(*asset_, models, animation.worldFromRoot, approachTargets_);
-  if (approachStart_) {
-    // From where physics or the get-up left the bodies.
-    for (size_t b = 0; b < approachAnim_.size(); ++b) {
-      const Transform current = world_->transform(ragdoll_->body(static_cast<int>(b)));
-      approachOffset_[b] = current.translation - approachAnim_[b].translation;
-      approachTurn_[b] = normalizeOrIdentity(current.rotation * glm::conjugate(approachAnim_[b].rotation));
-    }
-    approachStart_ = false;
-    approaching_ = true;
-  }
   const double speed = settings_.returnBodySpeed;
   const Quat identity{1.0, 0.0, 0.0, 0.0};
   bool settled = true;
@@ -836,17 +923,13 @@ void Character::approachBodies(const AnimationInput& animation, std::span<const 
 }
 
 double Character::blendBackPose(double blendTime, std::span<Transform> out) const {
-  const double w = std::clamp(blendTime / returnBlendTotal_, 0.0, 1.0);
-  if (exitOffsets_) {
-    const Quat identity{1.0, 0.0, 0.0, 0.0};
-    for (size_t j = 0; j < out.size(); ++j) {
-      const Transform& offset = returnFrom_[j];
-      const Transform& anim = animLocals_[j];
-      out[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
-                         anim.translation + offset.translation * (1.0 - w)};
-    }
-  } else {
-    blendPoses(animLocals_, returnFrom_, 1.0 - w, out);
+  const double w = returnBlendTotal_ > 0.0 ? std::clamp(blendTime / returnBlendTotal_, 0.0, 1.0) : 1.0;
+  const Quat identity{1.0, 0.0, 0.0, 0.0};
+  for (size_t j = 0; j < out.size(); ++j) {
+    const Transform& offset = returnFrom_[j];
+    const Transform& anim = animLocals_[j];
+    out[j] = Transform{normalizeOrIdentity(slerpShortArc(offset.rotation, identity, w) * anim.rotation),
+                       anim.translation + offset.translation * (1.0 - w)};
   }
   keepAnimationOwned(out);
   return 1.0 - w;

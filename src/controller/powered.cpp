@@ -80,6 +80,24 @@ Status Character::goPartial(std::span<const double> bodyWeights, double rampTime
   return goPowered(settings);
 }
 
+Status Character::goLimbLag(const LimbLagSettings& settings, PoweredSettings powered) {
+  if (!(settings.weight > 0.0 && settings.weight <= 1.0))
+    return Error{"limb lag: weight must be in (0, 1], got " + fmt("%g", settings.weight)};
+  std::vector<double> weights(asset_->bodies.size(), 0.0);
+  bool any = false;
+  for (const Slot slot : settings.slots) {
+    if (static_cast<int>(slot) >= static_cast<int>(Slot::Count))
+      return Error{"limb lag: a slot out of range"};
+    const int body = asset_->bodyForSlot(slot);
+    if (body < 0) continue;
+    weights[static_cast<size_t>(body)] = settings.weight;
+    any = true;
+  }
+  if (!any) return Error{"limb lag: the asset has a body in none of the slots asked for"};
+  powered.returnWhenSettled = false;
+  return goPartial(weights, settings.rampTime, std::move(powered));
+}
+
 Status Character::goPowered(const PoweredSettings& settings) {
   if (state_ == CharacterState::Ragdoll || state_ == CharacterState::Recovering) {
     return Error{std::string("powered: refused while ") + characterStateName(state_)};
@@ -107,6 +125,7 @@ Status Character::goPowered(const PoweredSettings& settings) {
     recordCommit(std::move(record));
     bodyWeights_ = weights;
     rampStartWeight_ = 0.0;
+    resetFlight();
     returnBlendTotal_ = 0.0;
   } else {
     rampStartWeight_ = driveWeight_;
@@ -358,8 +377,17 @@ void Character::poweredPostStep(double dt) {
   displayRoot_ = animRoot_;
   blendWeight_ = *std::max_element(bodyWeights_.begin(), bodyWeights_.end());
 
-  if (distance > powered_.knockoutDistance) {
+  // A fall that comes down on its feet lands into animation (LandingSettings); in flight and
+  // until the touch-down is decided the distance to the animated pose knocks nothing out (the
+  // game's root does not fall with the character).
+  const LandingStep landing = landingPostStep(dt);
+  if (landing == LandingStep::Landed) return;
+  if (distance > powered_.knockoutDistance && landing != LandingStep::InFlight) {
     knockOut(distance);
+    return;
+  }
+  if (landing == LandingStep::InFlight) {
+    settledFor_ = 0.0;
     return;
   }
   const bool rampDone = powered_.rampTime <= 0.0 || poweredTime_ >= powered_.rampTime;
@@ -394,8 +422,13 @@ bool Character::tryReturnToAnimation() {
   leavePowered();
   returnBlendTotal_ = blend;
   returnBlend_ = 0.0;
-  exitPending_ = exitOffsets_ = false;  // a get-up's exit blend, if one was running, is over
+  exitPending_ = false;  // a get-up's exit blend, if one was running, is over
+  // The blend fades the displayed pose's offsets from this step's animation (both on the
+  // animation's root): the parts the animation moves keep moving with it, the kinematic ones
+  // (offset zero) are the animation throughout.
   std::copy(display_.begin(), display_.end(), returnFrom_.begin());
+  offsetsFromAnimation();
+  exitOffsets_ = blend > 0.0;
   event("unpowered",
         fmt("back to animation, pose error %.2f deg rms", rms * 180.0 / kPi) + fmt(", %.3f m", distance));
   return true;
@@ -411,7 +444,10 @@ void Character::leavePowered() {
   // collisions back to the asset's default (the next full ragdoll self-collides).
   ragdoll_->makeAnimated(/*blocking=*/true);
   ragdoll_->setInternalCollisions(true);
-  approachStart_ = true;  // the bodies ease from where physics left them onto the animation
+  // The bodies ease from where physics left them onto the animation, as offsets from the
+  // animation of the step that left them there: those that followed it (a partial ragdoll's
+  // kinematic bodies) start on it and keep moving with it.
+  startApproach(animRoot_, animModels_);
   std::fill(bodyWeights_.begin(), bodyWeights_.end(), 0.0);
   std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
   driveWeight_ = 0.0;

@@ -534,6 +534,7 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
       out.poseBefore = out.poseAfter = scratchPoses_[i];
       out.linearVelocity = world_->linearVelocity(bodies_[i]);
       out.angularVelocity = world_->angularVelocity(bodies_[i]);
+      out.keptDynamic = authority_[i] != Authority::Animation;
       continue;
     }
     out.rawLinearVelocity = rawLinear_[i];
@@ -1015,7 +1016,11 @@ void Ragdoll::readBodyPoses(std::span<Transform> worldFromBodies) const {
 double Ragdoll::maxJointSeparation() const {
   double worst = 0.0;
   for (size_t j = 0; j < joints_.size(); ++j) {
-    if (!broken_[j]) worst = std::max(worst, world_->jointAnchorSeparation(joints_[j]));
+    if (broken_[j]) continue;
+    const JointDef& def = asset_->joints[j];
+    if (authority(def.parentBody) == Authority::Animation && authority(def.childBody) == Authority::Animation)
+      continue;
+    worst = std::max(worst, world_->jointAnchorSeparation(joints_[j]));
   }
   return worst;
 }

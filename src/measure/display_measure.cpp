@@ -117,6 +117,28 @@ void LookAtMeasure::observe(const Character& character, const Quat& askedLocal, 
   ++out.frames;
 }
 
+namespace {
+
+/// Adds joint `j` (unless `tipOnly`) and its tip (the skeleton's end site, when it has one).
+void addJointAndTip(const Skeleton& skeleton, int j, bool tipOnly, std::vector<DisplayPoint>& out) {
+  const auto J = static_cast<size_t>(j);
+  if (!tipOnly) out.push_back({j, Vec3{0.0}, skeleton.jointNames[J]});
+  const Vec3& tip = J < skeleton.endSiteOffset.size() ? skeleton.endSiteOffset[J] : Vec3{0.0};
+  if (glm::length(tip) > 0.0) out.push_back({j, tip, skeleton.jointNames[J] + " end"});
+}
+
+/// Where the character shows `points` (world). `models` is scratch of the skeleton's size.
+void placeDisplayed(const Character& character, std::span<const DisplayPoint> points,
+                    std::vector<Transform>& models, std::span<Vec3> out) {
+  localToModel(character.skeleton(), character.displayLocals(), models);
+  const Transform& root = character.displayRoot();
+  for (size_t i = 0; i < points.size(); ++i)
+    out[i] =
+        root.transformPoint(models[static_cast<size_t>(points[i].joint)].transformPoint(points[i].offset));
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 // ReturnMeasure
 
@@ -125,12 +147,8 @@ ReturnMeasure::ReturnMeasure(const Character& character)
       pelvis_(character.ragdoll().asset().map[Slot::Pelvis]) {
   const Skeleton& skeleton = character.skeleton();
   const RagdollAsset& asset = character.ragdoll().asset();
-  for (int j = 0; j < skeleton.jointCount(); ++j) {
-    const auto J = static_cast<size_t>(j);
-    if (asset.bodyForJoint(j) < 0) points_.push_back({j, Vec3{0.0}, skeleton.jointNames[J]});
-    const Vec3& tip = J < skeleton.endSiteOffset.size() ? skeleton.endSiteOffset[J] : Vec3{0.0};
-    if (glm::length(tip) > 0.0) points_.push_back({j, tip, skeleton.jointNames[J] + " end"});
-  }
+  for (int j = 0; j < skeleton.jointCount(); ++j)
+    addJointAndTip(skeleton, j, asset.bodyForJoint(j) >= 0, points_);
   const auto n = static_cast<size_t>(skeleton.jointCount());
   models_.resize(n);
   nowModels_.resize(n);
@@ -144,12 +162,8 @@ ReturnMeasure::ReturnMeasure(const Character& character)
 }
 
 void ReturnMeasure::displayedPoints(const Character& character) {
-  localToModel(character.skeleton(), character.displayLocals(), models_);
+  placeDisplayed(character, points_, models_, shown_);
   const Transform& root = character.displayRoot();
-  for (size_t i = 0; i < points_.size(); ++i) {
-    shown_[i] =
-        root.transformPoint(models_[static_cast<size_t>(points_[i].joint)].transformPoint(points_[i].offset));
-  }
   for (size_t i = 0; i < tracked_.size(); ++i) {
     shown_[points_.size() + i] = root.transformPoint(models_[static_cast<size_t>(tracked_[i])].translation);
   }
@@ -164,12 +178,15 @@ void ReturnMeasure::observe(const Character& character, const PhysicsWorld& worl
   displayedPoints(character);
   for (int b = 0; b < character.ragdoll().bodyCount(); ++b)
     bodies_[static_cast<size_t>(b)] = world.transform(character.ragdoll().body(b)).translation;
-  const bool back = state == CharacterState::Animated && lastState_ != CharacterState::Animated &&
-                    (lastState_ == CharacterState::Recovering || lastState_ == CharacterState::Powered);
+  const bool landed = character.landings().size() > landings_;
+  landings_ = character.landings().size();
+  const bool back =
+      state == CharacterState::Animated && lastState_ != CharacterState::Animated &&
+      (lastState_ == CharacterState::Recovering || lastState_ == CharacterState::Powered || landed);
   if (back) {
     ReturnMetrics m;
     m.time = time;
-    m.from = lastState_ == CharacterState::Recovering ? "getup" : "powered";
+    m.from = landed ? "landing" : lastState_ == CharacterState::Recovering ? "getup" : "powered";
     out.push_back(m);
     open_ = true;
     quietFrames_ = 0;
@@ -220,6 +237,71 @@ void ReturnMeasure::observe(const Character& character, const PhysicsWorld& worl
   lastShown_ = shown_;
   lastBodies_ = bodies_;
   lastState_ = state;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LimbLagMeasure
+
+void LimbLagMeasure::begin(const Character& character, double rampTime, double time, LimbLagMetrics& out) {
+  const Skeleton& skeleton = character.skeleton();
+  const RagdollAsset& asset = character.ragdoll().asset();
+  points_.clear();
+  // The joints of the lagging bodies (a forearm's elbow, a hand's wrist) and their tips; the
+  // bones below them without a body (fingers) turn with them and are not counted.
+  for (int j = 0; j < skeleton.jointCount(); ++j) {
+    const int body = asset.bodyForJoint(j);
+    if (body >= 0 && character.ragdoll().authority(body) != Authority::Animation)
+      addJointAndTip(skeleton, j, false, points_);
+  }
+  const auto n = static_cast<size_t>(skeleton.jointCount());
+  models_.resize(n);
+  nowModels_.resize(n);
+  beforeModels_.resize(n);
+  shown_.resize(points_.size());
+  lastShown_.resize(points_.size());
+  placeDisplayed(character, points_, models_, lastShown_);  // the display of the frame before the switch
+  frameLags_.clear();
+  out = LimbLagMetrics{};
+  out.time = time;
+  start_ = time;
+  switchWindow_ = rampTime + 0.1;
+  open_ = !points_.empty();
+}
+
+void LimbLagMeasure::observe(const Character& character, const Transform& worldFromRoot,
+                             std::span<const Transform> animationNow,
+                             std::span<const Transform> animationBefore, double time, LimbLagMetrics& out) {
+  if (!open_) return;
+  if (character.state() != CharacterState::Powered) {
+    open_ = false;
+    return;
+  }
+  placeDisplayed(character, points_, models_, shown_);
+  localToModel(character.skeleton(), animationNow, nowModels_);
+  localToModel(character.skeleton(), animationBefore, beforeModels_);
+  double frameWorst = 0.0;
+  for (size_t i = 0; i < points_.size(); ++i) {
+    const auto J = static_cast<size_t>(points_[i].joint);
+    const Vec3 animNow = worldFromRoot.transformPoint(nowModels_[J].transformPoint(points_[i].offset));
+    const Vec3 animBefore = worldFromRoot.transformPoint(beforeModels_[J].transformPoint(points_[i].offset));
+    const double lag = glm::length(shown_[i] - animNow);
+    frameWorst = std::max(frameWorst, lag);
+    if (lag > out.worstLag) {
+      out.worstLag = lag;
+      out.worstPoint = points_[i].name;
+    }
+    if (time - start_ <= switchWindow_ + 1e-9) {
+      const double jump = glm::length(shown_[i] - lastShown_[i]) - glm::length(animNow - animBefore);
+      out.worstSwitchOnJump = std::max(out.worstSwitchOnJump, jump);
+    }
+  }
+  frameLags_.push_back(frameWorst);
+  std::vector<double> sorted = frameLags_;
+  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), middle, sorted.end());
+  out.medianLag = *middle;
+  ++out.frames;
+  lastShown_ = shown_;
 }
 
 }  // namespace handoff

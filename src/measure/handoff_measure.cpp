@@ -42,16 +42,20 @@ HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRe
   if (!record.committed) return m;
   // The animation's own velocity and the animated pose the player saw.
   const PoseHistory& h = character.ragdoll().history();
-  const std::vector<Vec3> lin = animationVelocities(character);
+  std::vector<Vec3> lin = animationVelocities(character);
   const size_t bodyCount = lin.size();
   recordIndex_ = static_cast<std::size_t>(&record - character.handoffs().data());
   assert(recordIndex_ < character.handoffs().size() && "record is not one of the character's");
   animatedPoses_.resize(bodyCount);
   for (size_t b = 0; b < bodyCount; ++b) {
-    animatedPoses_[b] = h.body(0, static_cast<int>(b));
     const BodyHandoff& bh = record.bodies[b];
+    // A body that stayed dynamic through the commit (a powered ragdoll dying) continues its own
+    // motion: its pose and velocity at the commit are its reference, not the animation's.
+    animatedPoses_[b] = bh.keptDynamic ? bh.poseAfter : h.body(0, static_cast<int>(b));
+    if (bh.keptDynamic) lin[b] = bh.linearVelocity;
     BodyHandoffMetrics bm;
     bm.name = bh.name;
+    bm.handedOver = character.ragdoll().authority(static_cast<int>(b)) != Authority::Animation;
     bm.positionJump = glm::length(bh.poseAfter.translation - animatedPoses_[b].translation);
     bm.animatedVelocity = lin[b];
     bm.inheritedLinear = bh.linearVelocity;
@@ -85,6 +89,7 @@ void HandoffMeasure::afterStep(const PhysicsWorld& world, const Character& chara
     const BodyHandoff& bh = record.bodies[b];
     BodyHandoffMetrics& bm = out.bodies[b];
     const double speed = glm::length(bm.animatedVelocity);
+    if (!bm.handedOver) continue;
     bm.postStepLinear = bh.linearVelocityAfterFirstStep;
     bm.postStepAngular = bh.angularVelocityAfterFirstStep;
     bm.firstStepMove = glm::length(bh.poseAfterFirstStep.translation - animatedPoses_[b].translation);
@@ -128,6 +133,7 @@ void HandoffMeasure::afterStep(const PhysicsWorld& world, const Character& chara
   out.animationPopExcess = out.animationVelocityExcess = -1e300;
   for (size_t b = 0; b < out.bodies.size(); ++b) {
     const BodyHandoffMetrics& bm = out.bodies[b];
+    if (!bm.handedOver) continue;
     const double move =
         glm::length(history.body(0, static_cast<int>(b)).translation - animatedPoses_[b].translation);
     out.animationPopExcess = std::max(out.animationPopExcess, move - bm.allowedMove);
@@ -163,6 +169,8 @@ void FollowMeasure::observe(const Character& character, double time, HandoffMetr
   const double g = gravityOf(ragdoll.world());
   out.followTime = since;
   for (size_t b = 0; b < out.bodies.size(); ++b) {
+    // A body on the animation (a partial ragdoll's) moves as the animation does.
+    if (ragdoll.authority(static_cast<int>(b)) == Authority::Animation) continue;
     const double speed = glm::length(ragdoll.world().linearVelocity(ragdoll.body(static_cast<int>(b))));
     const double allowed = glm::length(out.bodies[b].inheritedLinear) + g * since + 1.0 + out.hitAllowance;
     out.worstSpeedExcess = std::max(out.worstSpeedExcess, speed - allowed);

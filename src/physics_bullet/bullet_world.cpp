@@ -329,6 +329,20 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
                      btCollisionConfiguration* config, bool ordered)
       : btDiscreteDynamicsWorld(dispatcher, broadphase, solver, config), ordered_(ordered) {}
 
+  /// Releases the CCD's predictive manifolds that hold `body`. Bullet makes them at every
+  /// internal step and releases them only at the next one (after the pre-tick callback), and
+  /// removeRigidBody leaves them: a body destroyed between steps stayed referenced by one, read
+  /// by the next pre-tick's manifold refresh after it was freed.
+  void forgetPredictiveContacts(const btCollisionObject* body) {
+    for (int i = m_predictiveManifolds.size() - 1; i >= 0; --i) {
+      btPersistentManifold* m = m_predictiveManifolds[i];
+      if (m->getBody0() != body && m->getBody1() != body) continue;
+      m_dispatcher1->releaseManifold(m);
+      m_predictiveManifolds.swap(i, m_predictiveManifolds.size() - 1);
+      m_predictiveManifolds.pop_back();
+    }
+  }
+
   void solveConstraints(btContactSolverInfo& info) override {
     if (!ordered_) {  // WorldSettings::islandOrderedSolve off: Bullet's own batching and order
       btDiscreteDynamicsWorld::solveConstraints(info);
@@ -934,6 +948,7 @@ void BulletWorld::destroyBody(BodyId id) {
   while (!slot->joints.empty()) destroyJointAt(slot->joints.back());
   wakeTouching(*slot);
   if (slot->enabled) removeFromWorld(*slot);
+  static_cast<IslandOrderedWorld&>(*world_).forgetPredictiveContacts(slot->body.get());
   slot->body.reset();
   releaseShape(slot->shape);
   slot->shape = nullptr;

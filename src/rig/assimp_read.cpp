@@ -1,4 +1,4 @@
-// Assimp's reading of a file in a child process (assimp_read.h).
+// Assimp's reading of a file in the worker process (assimp_read.h).
 #include "rig/assimp_read.h"
 
 #include <assimp/BaseImporter.h>
@@ -9,6 +9,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <new>
 #include <sstream>
@@ -28,16 +31,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define HANDOFF_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HANDOFF_ASAN 1
-#endif
-#endif
-#ifdef HANDOFF_ASAN
-#include <sanitizer/common_interface_defs.h>
-#endif
+extern char** environ;  // NOLINT: POSIX, for posix_spawn
 
 namespace handoff::detail {
 
@@ -118,12 +112,14 @@ SceneMeta metaOf(const aiScene& scene) {
 }
 
 Result<const aiScene*> readHere(Assimp::Importer& importer, const std::string& source,
-                                const std::string& only,
-                                const std::function<const aiScene*(Assimp::Importer&)>& read) {
+                                const ParseRequest& request) {
   try {
     configure(importer);
-    if (!only.empty()) keepOnly(importer, only);
-    const aiScene* scene = read(importer);
+    if (!request.only.empty()) keepOnly(importer, request.only);
+    const aiScene* scene = request.fromMemory
+                               ? importer.ReadFileFromMemory(request.bytes.data(), request.bytes.size(),
+                                                             request.flags, request.hint.c_str())
+                               : importer.ReadFile(request.path, request.flags);
     if (scene == nullptr || scene->mRootNode == nullptr) {
       const std::string reason = importer.GetErrorString();
       return Error{source + ": Assimp cannot read it: " + (reason.empty() ? "unknown error" : reason)};
@@ -138,15 +134,23 @@ Result<const aiScene*> readHere(Assimp::Importer& importer, const std::string& s
   }
 }
 
-// The child's message: u8 kind (0 scene, 1 error); error: u32 length, text; scene: u32 count of
-// numbers {u32 key length, key, f64}, u32 count of strings {u32 key length, key, u32 length, text},
-// u64 assbin length, assbin bytes.
+// The request (the worker's standard input): u32 kRequestMagic, u8 fromMemory, u32 flags, source,
+// path, hint, only (each u32 length, text), u64 length, bytes.
+// The reply (its standard output): u32 kReplyMagic, u8 kind (0 scene, 1 error); error: u32 length,
+// text; scene: u32 count of numbers {u32 key length, key, f64}, u32 count of strings {u32 key
+// length, key, u32 length, text}, u64 assbin length, assbin bytes.
+constexpr std::uint32_t kRequestMagic = 0x31514f48;  // "HOQ1"
+constexpr std::uint32_t kReplyMagic = 0x31524f48;    // "HOR1"
+
 void put(std::string& out, const void* data, size_t size) {
   out.append(static_cast<const char*>(data), size);
 }
-void putText(std::string& out, const std::string& text) {
-  const auto n = static_cast<std::uint32_t>(text.size());
-  put(out, &n, sizeof n);
+template <class T>
+void putValue(std::string& out, T value) {
+  put(out, &value, sizeof value);
+}
+void putText(std::string& out, std::string_view text) {
+  putValue(out, static_cast<std::uint32_t>(text.size()));
   out += text;
 }
 
@@ -177,7 +181,7 @@ struct Reader {
   std::string text() { return std::string(take(get<std::uint32_t>())); }
 };
 
-bool writeAll(int fd, const std::string& data) {
+bool writeAll(int fd, std::string_view data) {
   size_t done = 0;
   while (done < data.size()) {
     const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
@@ -188,63 +192,29 @@ bool writeAll(int fd, const std::string& data) {
   return true;
 }
 
-[[noreturn]] void runChild(int fd, const std::string& source, const std::string& only,
-                           const std::function<const aiScene*(Assimp::Importer&)>& read) {
-  // A crash here must end this process only: the caller's crash handlers (and a fuzzer's, which
-  // would record the input as its own crash) are not run.
-  for (const int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP}) std::signal(sig, SIG_DFL);
-#ifdef HANDOFF_ASAN
-  __sanitizer_set_death_callback(nullptr);
-#endif
-  if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) {
-    ::dup2(null, STDOUT_FILENO);
-    ::dup2(null, STDERR_FILENO);
+/// Reads `fd` to its end; false on a read error.
+bool readAll(int fd, std::string& out) {
+  char chunk[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out.append(chunk, static_cast<size_t>(n));
   }
+}
+
+std::string errorReply(const std::string& text) {
   std::string out;
-  try {
-    Assimp::Importer importer;
-    Result<const aiScene*> scene = readHere(importer, source, only, read);
-    if (!scene) {
-      out.push_back(1);
-      putText(out, scene.error());
-    } else {
-      Assimp::Exporter exporter;
-      const aiExportDataBlob* blob = exporter.ExportToBlob(scene.value(), "assbin");
-      if (blob == nullptr || blob->data == nullptr) {
-        out.push_back(1);
-        putText(out, source + ": Assimp cannot pass the scene on: " + exporter.GetErrorString());
-      } else {
-        const SceneMeta meta = metaOf(*scene.value());
-        out.push_back(0);
-        auto count = static_cast<std::uint32_t>(meta.numbers.size());
-        put(out, &count, sizeof count);
-        for (const auto& [key, value] : meta.numbers) {
-          putText(out, key);
-          put(out, &value, sizeof value);
-        }
-        count = static_cast<std::uint32_t>(meta.strings.size());
-        put(out, &count, sizeof count);
-        for (const auto& [key, value] : meta.strings) {
-          putText(out, key);
-          putText(out, value);
-        }
-        const std::uint64_t size = blob->size;
-        put(out, &size, sizeof size);
-        put(out, blob->data, blob->size);
-      }
-    }
-  } catch (...) {
-    out.clear();
-    out.push_back(1);
-    putText(out, source + ": Assimp failed with an exception");
-  }
-  const bool sent = writeAll(fd, out);
-  ::_exit(sent ? 0 : 3);
+  putValue(out, kReplyMagic);
+  out.push_back(1);
+  putText(out, text);
+  return out;
 }
 
 /// Resident memory of a process. [bytes]
 std::uint64_t residentBytes(pid_t pid) {
-  std::ifstream statm("/proc/" + (pid == 0 ? std::string("self") : std::to_string(pid)) + "/statm");
+  std::ifstream statm("/proc/" + std::to_string(pid) + "/statm");
   std::uint64_t size = 0;
   std::uint64_t resident = 0;
   statm >> size >> resident;
@@ -257,36 +227,98 @@ std::string format(double value) {
   return text;
 }
 
+std::string systemError(const char* call) { return std::string(call) + ": " + std::strerror(errno); }
+
+/// Closes a file descriptor at the end of a scope.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+/// Starts `worker` with `request` on its standard input and its standard output on a pipe.
+Result<pid_t> spawnWorker(const std::string& worker, const std::string& source, const ParseRequest& request,
+                          int& replyFd) {
+  std::string header;
+  putValue(header, kRequestMagic);
+  header.push_back(request.fromMemory ? 1 : 0);
+  putValue(header, static_cast<std::uint32_t>(request.flags));
+  putText(header, source);
+  putText(header, request.path);
+  putText(header, request.hint);
+  putText(header, request.only);
+  putValue(header, static_cast<std::uint64_t>(request.fromMemory ? request.bytes.size() : 0));
+  Fd input{::memfd_create("handoff-import-request", MFD_CLOEXEC)};
+  if (input.fd < 0) return Error{systemError("memfd_create")};
+  if (!writeAll(input.fd, header) || (request.fromMemory && !writeAll(input.fd, request.bytes)))
+    return Error{systemError("write")};
+  if (::lseek(input.fd, 0, SEEK_SET) != 0) return Error{systemError("lseek")};
+  int pipeFds[2];
+  if (::pipe2(pipeFds, O_CLOEXEC) != 0) return Error{systemError("pipe2")};
+  Fd reply{pipeFds[0]};
+  Fd replyWrite{pipeFds[1]};
+
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  if (::posix_spawn_file_actions_init(&actions) != 0) return Error{"posix_spawn_file_actions_init failed"};
+  if (::posix_spawnattr_init(&attributes) != 0) {
+    ::posix_spawn_file_actions_destroy(&actions);
+    return Error{"posix_spawnattr_init failed"};
+  }
+  // Standard input is the request, standard output the reply pipe, standard error /dev/null (what
+  // Assimp prints is not the caller's); every other descriptor is closed (O_CLOEXEC or closefrom).
+  ::posix_spawn_file_actions_adddup2(&actions, input.fd, STDIN_FILENO);
+  ::posix_spawn_file_actions_adddup2(&actions, replyWrite.fd, STDOUT_FILENO);
+  ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  ::posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+#endif
+  // The worker starts with default signal handling and nothing blocked, whatever the caller set
+  // (a fuzzer's or a game's crash handler is not the worker's).
+  sigset_t all;
+  sigset_t none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  ::posix_spawnattr_setsigdefault(&attributes, &all);
+  ::posix_spawnattr_setsigmask(&attributes, &none);
+  ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  std::string program = worker;
+  char* argv[] = {program.data(), nullptr};
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attributes);
+  if (spawned != 0) return Error{std::string("posix_spawn of ") + worker + ": " + std::strerror(spawned)};
+  replyFd = reply.fd;
+  reply.fd = -1;
+  return pid;
+}
+
 Result<ReadResult> readIsolated(Assimp::Importer& importer, const std::string& source,
-                                const ParserLimits& limits, const std::string& only,
-                                const std::function<const aiScene*(Assimp::Importer&)>& read) {
-  int fds[2];
-  if (::pipe(fds) != 0)
-    return Error{source + ": cannot start the parser process (pipe: " + std::strerror(errno) + ")"};
-  const std::uint64_t baseline = residentBytes(0);
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return Error{source + ": cannot start the parser process (fork: " + std::strerror(errno) + ")"};
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    runChild(fds[1], source, only, read);
-  }
-  ::close(fds[1]);
+                                const ParserLimits& limits, const ParseRequest& request) {
+  Result<std::string> worker = findImportWorker(limits.worker);
+  if (!worker) return Error{source + ": " + worker.error()};
+  int replyFd = -1;
+  Result<pid_t> spawned = spawnWorker(worker.value(), source, request, replyFd);
+  if (!spawned) return Error{source + ": cannot start the parser process (" + spawned.error() + ")"};
+  const pid_t pid = spawned.value();
+  Fd reply{replyFd};
   const auto start = std::chrono::steady_clock::now();
   const auto limitBytes = static_cast<std::uint64_t>(limits.memoryMiB * 1024.0 * 1024.0);
   std::string message;
   std::string killed;
   char chunk[65536];
   for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{reply.fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 20);
     if (ready < 0 && errno != EINTR) break;
     if (ready > 0) {
-      const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+      const ssize_t n = ::read(reply.fd, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;  // end of the message (or a broken pipe)
       message.append(chunk, static_cast<size_t>(n));
@@ -295,7 +327,7 @@ Result<ReadResult> readIsolated(Assimp::Importer& importer, const std::string& s
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (elapsed > limits.seconds) {
       killed = "exceeded the time limit of " + format(limits.seconds) + " s";
-    } else if (const std::uint64_t rss = residentBytes(pid); rss > baseline + limitBytes) {
+    } else if (residentBytes(pid) > limitBytes) {
       killed = "exceeded the memory limit of " + format(limits.memoryMiB) + " MiB";
     }
     if (!killed.empty()) {
@@ -303,7 +335,7 @@ Result<ReadResult> readIsolated(Assimp::Importer& importer, const std::string& s
       break;
     }
   }
-  ::close(fds[0]);
+  reply.close();
   int status = 0;
   pid_t waited = 0;
   do {
@@ -316,9 +348,18 @@ Result<ReadResult> readIsolated(Assimp::Importer& importer, const std::string& s
     return Error{source + ": Assimp crashed reading it (signal " + std::to_string(sig) + ": " +
                  ::strsignal(sig) + "); the file is malformed in a way the importer's checks do not catch"};
   }
+  const bool exitedCleanly = waited == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   Reader in{message};
+  const auto magic = in.get<std::uint32_t>();
+  if (message.empty() && exitedCleanly)
+    return Error{source + ": the parser process " + worker.value() + " ended without a reply"};
+  if (in.ok && magic != kReplyMagic)
+    return Error{
+        source + ": " + worker.value() +
+        " is not the import worker of this handoff build (its reply begins "
+        "with another tag); set ImportOptions::parserWorker or HANDOFF_IMPORT_WORKER to the right one"};
   const auto kind = in.get<std::uint8_t>();
-  if (!in.ok || (waited == pid && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))) {
+  if (!in.ok || !exitedCleanly) {
     return Error{source + ": Assimp crashed reading it (the parser process ended with status " +
                  std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) +
                  "); the file is malformed in a way the importer's checks do not catch"};
@@ -338,23 +379,139 @@ Result<ReadResult> readIsolated(Assimp::Importer& importer, const std::string& s
   }
   const std::string_view blob = in.take(in.get<std::uint64_t>());
   if (!in.ok) return Error{source + ": the parser process sent an incomplete scene"};
-  Result<const aiScene*> scene = readHere(importer, source, {}, [&](Assimp::Importer& local) {
-    return local.ReadFileFromMemory(blob.data(), blob.size(), 0, "assbin");
-  });
+  ParseRequest back;
+  back.fromMemory = true;
+  back.bytes = blob;
+  back.hint = "assbin";
+  Result<const aiScene*> scene = readHere(importer, source, back);
   if (!scene) return Error{scene.error()};
   result.scene = scene.value();
   return result;
 }
 
+bool executable(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error) && ::access(path.c_str(), X_OK) == 0;
+}
+
+/// The places findImportWorker looks when it is given no path, in its order.
+std::vector<std::filesystem::path> workerCandidates() {
+  std::vector<std::filesystem::path> places;
+#ifdef HANDOFF_IMPORT_WORKER_BUILD
+  places.emplace_back(HANDOFF_IMPORT_WORKER_BUILD);
+#endif
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    places.push_back(self.parent_path() / "handoff-import-worker");
+    places.push_back(
+        (self.parent_path() / ".." / "libexec" / "handoff" / "handoff-import-worker").lexically_normal());
+  }
+#ifdef HANDOFF_IMPORT_WORKER_INSTALL
+  places.emplace_back(HANDOFF_IMPORT_WORKER_INSTALL);
+#endif
+  return places;
+}
+
 }  // namespace isolate
 }  // namespace
 
-Result<ReadResult> readAssimp(Assimp::Importer& importer, const std::string& source,
-                              const ParserLimits& limits, const std::string& only,
-                              const std::function<const aiScene*(Assimp::Importer&)>& read) {
+Result<std::string> findImportWorker(const std::string& explicitPath) {
   using namespace isolate;
-  if (limits.isolate) return readIsolated(importer, source, limits, only, read);
-  Result<const aiScene*> scene = readHere(importer, source, only, read);
+  if (!explicitPath.empty()) {
+    if (executable(explicitPath)) return explicitPath;
+    return Error{"ImportOptions::parserWorker '" + explicitPath + "' is not an executable file"};
+  }
+  if (const char* fromEnvironment = std::getenv("HANDOFF_IMPORT_WORKER");
+      fromEnvironment != nullptr && *fromEnvironment != '\0') {
+    if (executable(fromEnvironment)) return std::string(fromEnvironment);
+    return Error{std::string("HANDOFF_IMPORT_WORKER '") + fromEnvironment + "' is not an executable file"};
+  }
+  std::string looked;
+  for (const std::filesystem::path& place : workerCandidates()) {
+    if (executable(place)) return place.string();
+    looked += (looked.empty() ? "" : ", ") + place.string();
+  }
+  return Error{
+      "cannot find handoff-import-worker, the program that reads files with Assimp in a process of its own "
+      "(looked at: " +
+      looked +
+      "); set ImportOptions::parserWorker or HANDOFF_IMPORT_WORKER to it, or ImportOptions::isolateParser = "
+      "false to read in this process"};
+}
+
+Result<ReceivedRequest> receiveParseRequest(int fd) {
+  std::string all;
+  if (!isolate::readAll(fd, all)) return Error{"cannot read the request: " + isolate::systemError("read")};
+  isolate::Reader in{all};
+  if (in.get<std::uint32_t>() != isolate::kRequestMagic || !in.ok)
+    return Error{
+        "the request does not begin with the import worker's tag (a different handoff build sent it?)"};
+  ReceivedRequest received;
+  ParseRequest& request = received.request;
+  request.fromMemory = in.get<std::uint8_t>() != 0;
+  request.flags = in.get<std::uint32_t>();
+  received.source = in.text();
+  request.path = in.text();
+  request.hint = in.text();
+  request.only = in.text();
+  received.bytes = std::string(in.take(in.get<std::uint64_t>()));
+  if (!in.ok || in.at != all.size()) return Error{"the request is truncated or has trailing bytes"};
+  request.bytes = received.bytes;
+  return received;
+}
+
+namespace {
+int serveParseRequest(const ParseRequest& request, const std::string& source, int fd) {
+  using namespace isolate;
+  std::string out;
+  try {
+    Assimp::Importer importer;
+    Result<const aiScene*> scene = readHere(importer, source, request);
+    if (!scene) {
+      out = errorReply(scene.error());
+    } else {
+      Assimp::Exporter exporter;
+      const aiExportDataBlob* blob = exporter.ExportToBlob(scene.value(), "assbin");
+      if (blob == nullptr || blob->data == nullptr) {
+        out = errorReply(source + ": Assimp cannot pass the scene on: " + exporter.GetErrorString());
+      } else {
+        const SceneMeta meta = metaOf(*scene.value());
+        putValue(out, kReplyMagic);
+        out.push_back(0);
+        putValue(out, static_cast<std::uint32_t>(meta.numbers.size()));
+        for (const auto& [key, value] : meta.numbers) {
+          putText(out, key);
+          putValue(out, value);
+        }
+        putValue(out, static_cast<std::uint32_t>(meta.strings.size()));
+        for (const auto& [key, value] : meta.strings) {
+          putText(out, key);
+          putText(out, value);
+        }
+        putValue(out, static_cast<std::uint64_t>(blob->size));
+        put(out, blob->data, blob->size);
+      }
+    }
+  } catch (...) {
+    out = errorReply(source + ": Assimp failed with an exception");
+  }
+  return isolate::writeAll(fd, out) ? 0 : 3;
+}
+}  // namespace
+
+int runImportWorker(int in, int out) {
+  Result<ReceivedRequest> received = receiveParseRequest(in);
+  if (!received)
+    return isolate::writeAll(out, isolate::errorReply("handoff-import-worker: " + received.error())) ? 0 : 3;
+  return serveParseRequest(received->request, received->source, out);
+}
+
+Result<ReadResult> readAssimp(Assimp::Importer& importer, const std::string& source,
+                              const ParserLimits& limits, const ParseRequest& request) {
+  using namespace isolate;
+  if (limits.isolate) return readIsolated(importer, source, limits, request);
+  Result<const aiScene*> scene = readHere(importer, source, request);
   if (!scene) return Error{scene.error()};
   return ReadResult{scene.value(), metaOf(*scene.value())};
 }

@@ -1109,7 +1109,8 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
 constexpr unsigned kPostProcess = aiProcess_Triangulate | aiProcess_GenSmoothNormals;
 
 detail::ParserLimits parserLimits(const ImportOptions& options) {
-  return detail::ParserLimits{options.isolateParser, options.parserTimeLimit, options.parserMemoryLimit};
+  return detail::ParserLimits{options.isolateParser, options.parserTimeLimit, options.parserMemoryLimit,
+                              options.parserWorker};
 }
 
 Result<ImportedAsset> importScene(const aiScene& scene, const detail::SceneMeta& meta,
@@ -1242,9 +1243,8 @@ Result<ImportedAsset> importBvh(std::string_view text, const std::string& source
 
   Assimp::Importer importer;
   Result<detail::ReadResult> read =
-      detail::readAssimp(importer, source, parserLimits(options), "bvh", [&](Assimp::Importer& local) {
-        return local.ReadFileFromMemory(text.data(), text.size(), kPostProcess, "bvh");
-      });
+      detail::readAssimp(importer, source, parserLimits(options),
+                         detail::ParseRequest{true, {}, text, "bvh", kPostProcess, "bvh"});
   if (!read) return Error{read.error()};
   const aiScene& scene = *read->scene;
 
@@ -1352,11 +1352,10 @@ Result<ImportedAsset> importThroughAssimp(std::string_view data, const std::stri
     only = "dae";
   }
   Assimp::Importer importer;
-  Result<detail::ReadResult> read =
-      detail::readAssimp(importer, source, parserLimits(options), only, [&](Assimp::Importer& local) {
-        return fromMemory ? local.ReadFileFromMemory(bytes.data(), bytes.size(), kPostProcess, hint.c_str())
-                          : local.ReadFile(path, kPostProcess);
-      });
+  Result<detail::ReadResult> read = detail::readAssimp(
+      importer, source, parserLimits(options),
+      detail::ParseRequest{fromMemory, fromMemory ? std::string() : path,
+                           fromMemory ? bytes : std::string_view(), hint, kPostProcess, only});
   if (!read) return Error{validUtf8(read.error())};
   Result<ImportedAsset> imported = importScene(*read->scene, read->meta, source, options, &gltf);
   if (!imported) return Error{validUtf8(imported.error())};

@@ -9,6 +9,12 @@
 namespace handoff::runner_detail {
 namespace {
 
+// Limb lag: a displayed limb point at most 10 cm from its animated place (a walk swings a hand
+// over 30-40 cm: more would read as another pose), and a median lag of at least 5 mm (less is
+// not seen at a game's camera distance: the lag would be switched on for nothing).
+constexpr double kLimbLagMost = 0.10;    // [m]
+constexpr double kLimbLagLeast = 0.005;  // [m]
+
 std::string fmt(const char* f, double a, double b = 0.0) {
   char buf[256];
   std::snprintf(buf, sizeof buf, f, a, b);
@@ -255,7 +261,7 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
   for (size_t i = 0; i < r.returns.size(); ++i) {
     const ReturnMetrics& m = r.returns[i];
     const std::string at = r.returns.size() > 1 ? "[" + std::to_string(i) + "]" : "";
-    const std::string cap = m.from == "getup" ? "recovery." : "powered.";
+    const std::string cap = m.from == "getup" ? "recovery." : m.from == "landing" ? "landing." : "powered.";
     const std::string when = fmt("back to animation at %.3f s", m.time) + " (from " + m.from + ")";
     checks.push_back(
         atMost(cap + "return_body_speed" + at,
@@ -276,6 +282,78 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
         fmt("; pelvis %.1f mm, feet %.1f mm", m.worstPelvisJump * 1e3, m.worstFootJump * 1e3);
   }
 
+  // Falls that land on their feet (issue 19, SPEC section 6): the displayed pelvis and feet
+  // continuous into the resumed animation (2 cm per frame beyond its own motion).
+  for (size_t i = 0, n = 0; i < r.returns.size(); ++i) {
+    const ReturnMetrics& m = r.returns[i];
+    if (m.from != "landing") continue;
+    const std::string at = r.landings.size() > 1 ? "[" + std::to_string(n) + "]" : "";
+    const LandingMetrics* l = n < r.landings.size() ? &r.landings[n] : nullptr;
+    ++n;
+    const std::string when = fmt("landing at %.3f s", m.time);
+    checks.push_back(atMost("landing.pelvis_jump_per_frame" + at,
+                            when + ": displayed pelvis move per frame beyond the resumed animation's own",
+                            "mm", m.worstPelvisJump * 1e3, 20.0));
+    if (l) {
+      checks.back().note = fmt("fell %.2f m, %.2f s in the air; ", l->fallHeight, l->airTime) +
+                           fmt("tilt %.1f deg, pelvis at %.0f %% of standing; ", l->tilt * kDegPerRad,
+                               100.0 * l->pelvisHeight) +
+                           fmt("exit blend %.2f s", l->exitBlend);
+    }
+    checks.push_back(atMost("landing.foot_jump_per_frame" + at,
+                            when + ": displayed ankle move per frame beyond the resumed animation's own",
+                            "mm", m.worstFootJump * 1e3, 20.0));
+    checks.back().note = fmt("the animation's own largest foot move %.1f mm per frame", m.footOwnStep * 1e3);
+  }
+
+  // Knock-backs (issue 19): thrown at least 2 m (the scenario's min_flight_m), then standing.
+  for (size_t i = 0; i < r.knockbacks.size(); ++i) {
+    const KnockbackMetrics& k = r.knockbacks[i];
+    const std::string at = r.knockbacks.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string what =
+        fmt("knock-back of %.0f N s (%.2f m/s) ", k.impulse, k.velocityChange) + fmt("at %.3f s", k.time);
+    if (!k.touchedDown) {
+      checks.push_back(
+          notRun("knockback.flight_distance" + at, what,
+                 "no flight ended: it never left the ground, or it may not get up (no flight is then "
+                 "tracked, LandingSettings)"));
+    } else {
+      checks.push_back(
+          atLeast("knockback.flight_distance" + at,
+                  what + ": pelvis horizontal displacement to the first touch-down after a flight", "m",
+                  k.flightDistance, expectation(s, "min_flight_m", 2.0)));
+      checks.back().note = fmt("%.2f s from the throw to the touch-down", k.flightTime);
+    }
+    checks.push_back(atLeast("knockback.recovered" + at,
+                             what + ": animated again and standing at the end, after a landing or a get-up",
+                             "count", k.recovered ? 1.0 : 0.0, 1.0));
+    checks.back().note =
+        k.recovery.empty() ? std::string("neither landed nor got up") : "through a " + k.recovery;
+  }
+
+  // Limb lag (issue 19): the hands trail the walk visibly but boundedly, and the switch on moves
+  // nothing faster than the animation does (the switch off is a return, above).
+  for (size_t i = 0; i < r.limbLags.size(); ++i) {
+    const LimbLagMetrics& m = r.limbLags[i];
+    const std::string at = r.limbLags.size() > 1 ? "[" + std::to_string(i) + "]" : "";
+    const std::string when =
+        fmt("limb lag at %.3f s", m.time) + fmt(" (%.0f frames)", static_cast<double>(m.frames));
+    checks.push_back(atMost("limblag.lag_bounded" + at,
+                            when + ": largest distance of a displayed point of the lagging limbs from its "
+                                   "animated place",
+                            "mm", m.worstLag * 1e3, kLimbLagMost * 1e3));
+    checks.back().note = "on " + m.worstPoint + fmt("; median over the frames %.1f mm", m.medianLag * 1e3);
+    checks.push_back(atLeast("limblag.lag_visible" + at,
+                             when + ": median over the frames of the largest displayed distance from the "
+                                    "animation (a lag one can see)",
+                             "mm", m.medianLag * 1e3, kLimbLagLeast * 1e3));
+    checks.push_back(atMost("limblag.switch_on_jump_per_frame" + at,
+                            when +
+                                ": over the drives' ramp and 0.1 s after, a displayed limb point's move per "
+                                "frame beyond the animation's own",
+                            "mm", m.worstSwitchOnJump * 1e3, 20.0));
+  }
+
   // A look-at owning a bone (issue 19): shown as the gaze asked in every frame.
   if (r.lookAt) {
     checks.push_back(atMost("lookat.head_vs_gaze",
@@ -286,6 +364,41 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
         fmt("%.0f frames; aim vs the target itself (the gaze works from the last frame's "
             "parent) worst %.2f deg",
             static_cast<double>(r.lookAt->frames), r.lookAt->worstAimError * kDegPerRad);
+  }
+
+  // Props in the hand (issue 19): held at the grip, released with the hand's velocity, no pop.
+  for (const PropMetrics& p : r.props) {
+    const std::string cap = "prop." + p.name + ".";
+    if (p.simulatedHeldFrames > 0) {
+      checks.push_back(atMost(cap + "grip_distance",
+                              "held with the hand simulated (powered, ragdoll): largest distance between the "
+                              "prop's grip and the hand's, over every such frame",
+                              "mm", p.maxGripDistance * 1e3, 10.0));
+      checks.back().note = fmt("%.0f frames; angle %.3f deg", static_cast<double>(p.simulatedHeldFrames),
+                               p.maxGripAngle * kDegPerRad) +
+                           fmt("; animated frames %.3f mm", p.maxAnimatedGripDistance * 1e3);
+    }
+    if (!p.released) continue;
+    const std::string when = fmt("released at %.3f s", p.releaseTime) + (p.atDeath ? " (death)" : "");
+    checks.push_back(atMost(cap + "release_velocity",
+                            when + ": |v_prop - (v_hand + w_hand x r)| at the grip point", "m/s",
+                            p.releaseLinearError, 1e-6));
+    checks.back().note = fmt("hand point at %.3f m/s, %.3f rad/s", p.releaseSpeed, p.releaseAngularSpeed);
+    checks.push_back(atMost(cap + "release_angular_velocity", when + ": |w_prop - w_hand|", "rad/s",
+                            p.releaseAngularError, 1e-6));
+    checks.push_back(atMost(cap + "release_jump",
+                            when +
+                                ": the prop's velocity change at the release (held -> free) beyond 5 % |v| + "
+                                "|g| dt",
+                            "m/s", p.releaseJumpExcess, 0.0));
+    checks.back().note = fmt("change %.4f m/s", p.releaseJump);
+    if (p.dropFrameMeasured) {
+      checks.push_back(atMost(cap + "drop_continuity",
+                              when + ": the prop's and its hand's velocity change over the frame after the "
+                                     "release beyond 5 % |v_at_release| + |g| dt, worst of the two",
+                              "m/s", p.dropFrameExcess, 0.0));
+      checks.back().note = "worst: " + p.dropFrameWorst;
+    }
   }
 
   // Scenario expectations beyond the pop allowance.
@@ -300,6 +413,20 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     } else if (name == "joint_breaks") {
       checks.push_back(atLeast("break.count", "joints that broke", "count",
                                static_cast<double>(r.jointBreaks.size()), value));
+    } else if (name == "landed") {
+      checks.push_back(atLeast("landing.landed",
+                               "falls that landed on their feet (animated again, no get-up)", "count",
+                               static_cast<double>(r.landings.size()), value));
+      const double getUps = static_cast<double>(std::count_if(
+          r.events.begin(), r.events.end(), [](const CharacterEvent& e) { return e.kind == "getup"; }));
+      const double lying =
+          static_cast<double>(std::count_if(r.series.state.begin(), r.series.state.end(),
+                                            [](const std::string& st) { return st == "recovering"; }));
+      checks.push_back(
+          atMost("landing.never_lying", "get-ups started (lying down) in the run", "count", getUps, 0.0));
+      checks.back().note = fmt("%.0f frames recovering", lying);
+    } else if (name == "min_flight_m") {
+      continue;  // the knockback.flight_distance threshold
     } else if (name == "recovered") {
       const double finished = static_cast<double>(std::count_if(
           r.recoveries.begin(), r.recoveries.end(), [](const RecoveryMetrics& m) { return m.finished; }));

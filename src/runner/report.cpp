@@ -77,6 +77,30 @@ json handoffJson(const HandoffMetrics& h) {
           {"bodies", bodies}};
 }
 
+json propsJson(const std::vector<PropMetrics>& props) {
+  json out = json::array();
+  for (const PropMetrics& p : props) {
+    out.push_back(json{{"name", p.name},
+                       {"heldFrames", p.heldFrames},
+                       {"simulatedHeldFrames", p.simulatedHeldFrames},
+                       {"maxGripDistance", p.maxGripDistance},
+                       {"maxGripAngle", p.maxGripAngle},
+                       {"maxAnimatedGripDistance", p.maxAnimatedGripDistance},
+                       {"released", p.released},
+                       {"releaseTime", p.releaseTime},
+                       {"atDeath", p.atDeath},
+                       {"releaseLinearError", p.releaseLinearError},
+                       {"releaseAngularError", p.releaseAngularError},
+                       {"releaseSpeed", p.releaseSpeed},
+                       {"releaseAngularSpeed", p.releaseAngularSpeed},
+                       {"releaseJump", p.releaseJump},
+                       {"dropFrameExcess", p.dropFrameMeasured ? json(p.dropFrameExcess) : json(nullptr)},
+                       {"dropFrameWorst", p.dropFrameWorst},
+                       {"collidingPairs", p.collidingPairs}});
+  }
+  return out;
+}
+
 json hitReactionsJson(const std::vector<HitReactionMetrics>& hits) {
   json out = json::array();
   for (const HitReactionMetrics& h : hits) {
@@ -178,6 +202,39 @@ json scenarioJson(const ScenarioResult& r) {
                        {"worstFootJump", m.worstFootJump},
                        {"footOwnStep", m.footOwnStep}});
   }
+  json landings = json::array();
+  for (const LandingMetrics& m : r.landings) {
+    landings.push_back({{"time", m.time},
+                        {"from", m.from},
+                        {"airTime", m.airTime},
+                        {"touchdownTime", m.touchdownTime},
+                        {"fallHeight", m.fallHeight},
+                        {"footOffset", m.footOffset},
+                        {"pelvisHeight", m.pelvisHeight},
+                        {"tilt", m.tilt},
+                        {"angularSpeed", m.angularSpeed},
+                        {"exitBlend", m.exitBlend}});
+  }
+  json knockbacks = json::array();
+  for (const KnockbackMetrics& k : r.knockbacks) {
+    knockbacks.push_back({{"time", k.time},
+                          {"impulse", k.impulse},
+                          {"velocityChange", k.velocityChange},
+                          {"touchedDown", k.touchedDown},
+                          {"flightDistance", k.flightDistance},
+                          {"flightTime", k.flightTime},
+                          {"recovery", k.recovery},
+                          {"recovered", k.recovered}});
+  }
+  json limbLags = json::array();
+  for (const LimbLagMetrics& m : r.limbLags) {
+    limbLags.push_back({{"time", m.time},
+                        {"frames", m.frames},
+                        {"worstLag", m.worstLag},
+                        {"worstPoint", m.worstPoint},
+                        {"medianLag", m.medianLag},
+                        {"worstSwitchOnJump", m.worstSwitchOnJump}});
+  }
   json events = json::array();
   for (const CharacterEvent& e : r.events) {
     events.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
@@ -224,6 +281,8 @@ json scenarioJson(const ScenarioResult& r) {
                                      {"worstHeadError", r.lookAt->worstHeadError},
                                      {"worstAimError", r.lookAt->worstAimError}}
                               : json(nullptr)},
+          {"limbLags", limbLags},
+          {"props", propsJson(r.props)},
           {"driveMode", r.driveMode},
           {"driveComparisons", comparisons},
           {"checks", checks},
@@ -233,6 +292,8 @@ json scenarioJson(const ScenarioResult& r) {
           {"hitReactions", hitReactionsJson(r.hitReactions)},
           {"jointBreaks", jointBreaksJson(r.jointBreaks)},
           {"returns", returns},
+          {"landings", landings},
+          {"knockbacks", knockbacks},
           {"events", events},
           {"series", series}};
 }

@@ -36,6 +36,9 @@ struct ScenarioSession::Impl {
 
   // Get-up clips loaded when an added `getup_allowed` first allows a get-up.
   std::optional<GetUpClip> supine, prone;
+  // The clip the game plays after a landing (Scenario::recovery.landing), and landings seen.
+  std::shared_ptr<const Clip> landingClip;
+  size_t landingsSeen = 0;
   // Clips of the `clip` events in event order (the loaded ones, then those of added events).
   std::vector<std::shared_ptr<const Clip>> switches;
 
@@ -75,6 +78,9 @@ struct ScenarioSession::Impl {
   Quat lookAtAsked{1.0, 0.0, 0.0, 0.0};
   std::optional<LookAtMeasure> lookAtMeasure;
   LookAtMetrics lookAtFigures;
+  LimbLagMeasure limbLagMeasure;
+  PropMeasure propMeasure;
+  std::vector<int> propIndex;  // per Scenario::props, the Character's prop index
   std::vector<Transform> lookAtModels;
 
   ScenarioResult result;
@@ -99,10 +105,13 @@ struct ScenarioSession::Impl {
   void measure(const HandoffRecord& record, double t, const char* kind);
   void commit(double t);
   std::vector<double> partialWeights(const ScenarioEvent::Partial& p) const;
+  void limbLag(const ScenarioEvent& e, double t);
   void poweredEntry(const ScenarioEvent& e, double t, const Status& st, size_t recordsBefore);
   void runPostEvents(double t);
   void impulse(const ScenarioEvent& e, double t);
   void powered(const ScenarioEvent& e, double t);
+  void knockback(const ScenarioEvent& e, double t);
+  void measureKnockbacks();
   void partial(const ScenarioEvent& e, double t);
   void fillEnd(ScenarioResult& r, int framesPlayed) const;
   const GetUpClip* getUp(Facing facing) const;
@@ -138,6 +147,7 @@ void ScenarioSession::Impl::makeSettings() {
   // drive solver as `powered` and `partial` have it (the default, implicit, is the library's).
   cs.hitReaction.solver = s.settings.driveSolver;
   cs.animationOwnedBones = s.settings.animationOwnedBones;
+  cs.dropPropsAtDeath = s.settings.dropPropsAtDeath;
 }
 
 void ScenarioSession::Impl::startReplay() {
@@ -169,6 +179,11 @@ Status ScenarioSession::Impl::create() {
   clipSpeed = s.clip.speed;
   root = s.root.worldFromRoot();
   for (const auto& [time, c] : l->clipSwitches) switches.push_back(std::shared_ptr<const Clip>(l, &c));
+  if (s.recovery.landing) {
+    Result<Clip> landing = runner_detail::loadSwitchClip(*cache, options, s, *l, *s.recovery.landing);
+    if (!landing) return Error{"recovery.landing: " + landing.error()};
+    landingClip = std::make_shared<const Clip>(std::move(landing).value());
+  }
   locals.resize(jointCount);
   dense.resize(jointCount);
   poses.resize(bodyCount);
@@ -190,6 +205,11 @@ Status ScenarioSession::Impl::create() {
   if (!created) return Error{"character: " + created.error()};
   ch = std::move(created).value();
   ch->setGetUpClips(l->supine, l->prone);
+  for (size_t i = 0; i < s.props.size(); ++i) {
+    Result<int> prop = ch->addProp(propDesc(s.props[i]));
+    if (!prop) return Error{"props[" + std::to_string(i) + "]: " + prop.error()};
+    propIndex.push_back(prop.value());
+  }
   startReplay();
 
   pelvisJoint = asset.map[Slot::Pelvis];
@@ -205,6 +225,7 @@ Status ScenarioSession::Impl::create() {
   lastPelvisWorld = world->transform(ch->ragdoll().body(pelvisBody)).translation;
 
   runPostEvents(0.0);
+  propMeasure.observe(*ch, *world, dt, result.props);
   recordFrame(0.0, true);
   return {};
 }
@@ -305,11 +326,28 @@ void ScenarioSession::Impl::runPostEvents(double t) {
       case EventType::Partial:
         partial(e, t);
         break;
+      case EventType::LimbLag:
+        limbLag(e, t);
+        break;
       case EventType::Animate:
         if (Status st = ch->goAnimated(std::get<ScenarioEvent::Animate>(e.payload).blendTime); !st) {
           notRun(e, st.error());
         }
         break;
+      case EventType::Grab:
+      case EventType::Drop: {
+        const auto* g = std::get_if<ScenarioEvent::Grab>(&e.payload);
+        const std::string& name = g ? g->prop : std::get<ScenarioEvent::Drop>(e.payload).prop;
+        const auto it = std::find_if(s.props.begin(), s.props.end(),
+                                     [&](const ScenarioProp& p) { return p.name == name; });
+        if (it == s.props.end()) {
+          notRun(e, "no prop named '" + name + "'");
+          break;
+        }
+        const int prop = propIndex[static_cast<size_t>(it - s.props.begin())];
+        if (Status st = g ? ch->grabProp(prop) : ch->dropProp(prop); !st) notRun(e, st.error());
+        break;
+      }
       case EventType::End:
       default:
         break;
@@ -332,6 +370,10 @@ void ScenarioSession::Impl::commit(double t) {
 void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
   const RagdollAsset& asset = *l->asset;
   const auto& p = std::get<ScenarioEvent::Impulse>(e.payload);
+  if (p.knockback) {
+    knockback(e, t);
+    return;
+  }
   const int b = runner_detail::bodyNamed(asset, l->character->skeleton, p.body);
   if (b < 0) {
     notRun(e, "no body for '" + p.body + "'");
@@ -364,12 +406,48 @@ void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
   }
 }
 
+// A knock-back (Character::knockBack): the commit, measured as a ragdoll handoff, then the throw.
+void ScenarioSession::Impl::knockback(const ScenarioEvent& e, double t) {
+  const auto& p = std::get<ScenarioEvent::Impulse>(e.payload);
+  const Vec3 j = p.impulseSpace == ImpulseSpace::Root ? root.transformVector(p.impulse) : p.impulse;
+  const size_t before = ch->handoffs().size();
+  KnockbackMetrics k;
+  k.time = t;
+  k.impulse = glm::length(j);
+  k.flightsBefore = ch->flights().size();
+  k.landingsBefore = ch->landings().size();
+  k.recoveriesBefore = ch->recoveries().size();
+  k.pelvisStart = world->transform(ch->ragdoll().body(pelvisBody)).translation;
+  const Status st = ch->knockBack(j);
+  if (!st) {
+    notRun(e, st.error());
+    return;
+  }
+  if (ch->handoffs().size() > before) measure(ch->handoffs().back(), t, "handoff");
+  double mass = 0.0;
+  for (int b = 0; b < ch->ragdoll().bodyCount(); ++b) mass += world->mass(ch->ragdoll().body(b));
+  k.velocityChange = k.impulse / mass;
+  result.knockbacks.push_back(k);
+  if (follow.open()) {
+    // Every body's velocity changes by j / total mass: the allowance of one body taking its share.
+    HandoffMetrics& hm = result.handoffs[static_cast<size_t>(openHandoff)];
+    const int b = pelvisBody;
+    follow.addImpulse(*ch, b, j * (world->mass(ch->ragdoll().body(b)) / mass), hm);
+    if (handoff.firstStepPending()) {
+      char text[160];
+      std::snprintf(text, sizeof text, "a %.0f N s knock-back over every body at %.3f s", k.impulse, t);
+      hm.firstStepImpulse = text;
+    }
+  }
+}
+
 void ScenarioSession::Impl::powered(const ScenarioEvent& e, double t) {
   const auto& p = std::get<ScenarioEvent::Powered>(e.payload);
   PoweredSettings ps = cs.hitReaction;
   ps.solver = s.settings.driveSolver;
   ps.weight = p.weight;
   ps.rampTime = p.rampTime;
+  ps.pinPelvisAndFeet = p.pinned;
   ps.bodyWeights.clear();
   ps.returnWhenSettled = false;  // the scenario says when (`animate`)
   const size_t before = ch->handoffs().size();
@@ -388,6 +466,22 @@ void ScenarioSession::Impl::partial(const ScenarioEvent& e, double t) {
     ps.returnWhenSettled = false;
     poweredEntry(e, t, ch->goPartial(weights, p.rampTime, ps), before);
   }
+}
+
+void ScenarioSession::Impl::limbLag(const ScenarioEvent& e, double t) {
+  const auto& p = std::get<ScenarioEvent::LimbLag>(e.payload);
+  LimbLagSettings lag;
+  if (!p.slots.empty()) lag.slots = p.slots;
+  lag.weight = p.weight;
+  lag.rampTime = p.rampTime;
+  PoweredSettings ps;
+  ps.solver = s.settings.driveSolver;
+  const size_t before = ch->handoffs().size();
+  const Status st = ch->goLimbLag(lag, ps);
+  poweredEntry(e, t, st, before);
+  if (!st) return;
+  result.limbLags.emplace_back();
+  limbLagMeasure.begin(*ch, lag.rampTime, t, result.limbLags.back());
 }
 
 // Per asset body, the physics weight a `partial` event gives it: its own entry (bone or slot
@@ -445,9 +539,24 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   sampleAt(t, resumedNow);
   sampleAt(std::max(clipSceneStart, t - dt), resumedBefore);
   returns->observe(*ch, *world, root, resumedNow, resumedBefore, t, result.returns);
+  measureKnockbacks();
+  if (limbLagMeasure.open())
+    limbLagMeasure.observe(*ch, root, resumedNow, resumedBefore, t, result.limbLags.back());
   if (lookAtMeasure) {
     lookAtMeasure->observe(*ch, lookAtAsked, s.lookAt->target, lookAtFigures);
     result.lookAt = lookAtFigures;
+  }
+}
+
+// A knock-back's flight ends at the first touch-down after it.
+void ScenarioSession::Impl::measureKnockbacks() {
+  for (KnockbackMetrics& k : result.knockbacks) {
+    if (k.touchedDown || ch->flights().size() <= k.flightsBefore) continue;
+    const FlightRecord& f = ch->flights()[k.flightsBefore];
+    const Vec3 d = f.pelvisAtTouchdown - k.pelvisStart;
+    k.flightDistance = std::sqrt(d.x * d.x + d.z * d.z);
+    k.flightTime = f.touchdown - k.time;
+    k.touchedDown = true;
   }
 }
 
@@ -565,13 +674,25 @@ bool ScenarioSession::Impl::playFrame() {
   stepWorld();
   observe(t1, input);
   if (ch->takeRecoveryFinished()) {
-    // The game resumes its clip from where the character stands.
+    // The game resumes its clip from where the character stands; after a landing on the feet,
+    // the scenario's landing clip when it names one.
+    const bool landed = ch->landings().size() > landingsSeen;
+    landingsSeen = ch->landings().size();
+    if (landed && landingClip) {
+      clipHold = landingClip;
+      clip = clipHold.get();
+      wrap = s.recovery.landing->wrap;
+      clipStart = s.recovery.landing->startTime;
+      clipSpeed = s.recovery.landing->speed;
+    } else {
+      clipStart = 0.0;
+    }
     root = rootToStartClip(*clip, l->character->skeleton, pelvisJoint, l->asset->modelForward,
-                           ch->displayRoot());
-    clipStart = 0.0;
+                           ch->displayRoot(), clipStart);
     clipSceneStart = t1;
   }
   runPostEvents(t1);
+  propMeasure.observe(*ch, *world, dt, result.props);
   recordFrame(t1, false);
   return true;
 }
@@ -589,6 +710,32 @@ void ScenarioSession::Impl::fillEnd(ScenarioResult& r, int framesPlayed) const {
     rm.finished = rec.finished;
     rm.cancelled = rec.cancelled;
     if (const GetUpClip* g = getUp(rec.facing)) rm.getUpTail = g->info.completion.tailDuration;
+  }
+  r.landings.clear();
+  for (const LandingRecord& rec : ch->landings()) {
+    LandingMetrics m;
+    m.time = rec.time;
+    m.from = characterStateName(rec.from);
+    if (rec.flight >= 0) {
+      const FlightRecord& f = ch->flights()[static_cast<size_t>(rec.flight)];
+      m.airTime = f.touchdown - f.airStart;
+      m.touchdownTime = rec.time - f.touchdown;
+    }
+    m.fallHeight = rec.pelvisAtAirStart.y - rec.pelvisAtLanding.y;
+    m.footOffset = rec.footOffset;
+    m.pelvisHeight = rec.pelvisHeight;
+    m.tilt = rec.tilt;
+    m.angularSpeed = rec.angularSpeed;
+    m.exitBlend = rec.exitBlend;
+    r.landings.push_back(m);
+  }
+  for (KnockbackMetrics& k : r.knockbacks) {
+    const bool landed = ch->landings().size() > k.landingsBefore;
+    bool stoodUp = false;
+    for (size_t i = k.recoveriesBefore; i < ch->recoveries().size(); ++i)
+      stoodUp = stoodUp || ch->recoveries()[i].finished;
+    k.recovery = landed ? "landing" : stoodUp ? "getup" : "";
+    k.recovered = (landed || stoodUp) && ch->state() == CharacterState::Animated;
   }
   r.events = ch->events();
   r.poweredReturned = ch->state() == CharacterState::Animated &&

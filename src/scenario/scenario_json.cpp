@@ -232,6 +232,25 @@ class Reader {
     if (!value.is_array()) fail(path, std::string("expected an array, got ") + describe(value));
   }
 
+  /// An array of distinct, non-empty names (`what`: "a bone name", "a slot name").
+  std::vector<std::string> nameList(const json& value, const std::string& path, const char* what) const {
+    expectArray(value, path);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      const json& item = value[i];
+      const std::string at = indexPath(path, i);
+      if (!item.is_string()) fail(at, std::string("expected ") + what + ", got " + describe(item));
+      std::string name = item.get<std::string>();
+      if (name.empty()) fail(at, "must not be empty");
+      const auto seen = std::find(names.begin(), names.end(), name);
+      if (seen != names.end())
+        fail(at, "'" + name + "' is already listed at " +
+                     indexPath(path, static_cast<std::size_t>(seen - names.begin())));
+      names.push_back(std::move(name));
+    }
+    return names;
+  }
+
   /// Rejects keys outside `allowed`, suggesting the closest allowed one.
   void checkKeys(const json& object, const std::string& path, const std::vector<const char*>& allowed,
                  const std::string& context = "") const {
@@ -383,6 +402,9 @@ constexpr std::pair<const char*, EventType> kEventTypes[] = {{"ragdoll", EventTy
                                                              {"getup_allowed", EventType::GetUpAllowed},
                                                              {"wall", EventType::Wall},
                                                              {"clip", EventType::Clip},
+                                                             {"limb_lag", EventType::LimbLag},
+                                                             {"grab", EventType::Grab},
+                                                             {"drop", EventType::Drop},
                                                              {"end", EventType::End}};
 
 template <class Enum, std::size_t N>
@@ -579,7 +601,7 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   r.checkKeys(value, path,
               {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
                "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead",
-               "jointConsistency", "staticContacts", "animationOwnedBones"});
+               "jointConsistency", "staticContacts", "animationOwnedBones", "dropPropsAtDeath"});
   ScenarioSettings s;
   HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
@@ -598,23 +620,9 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   h.limitLookAhead = r.number(value, path, "limitLookAhead", h.limitLookAhead, Range{0.0, 1.0, false, false});
   h.jointConsistency = r.boolean(value, path, "jointConsistency", h.jointConsistency);
   h.staticContacts = r.boolean(value, path, "staticContacts", h.staticContacts);
-  if (const json* owned = Reader::find(value, "animationOwnedBones")) {
-    const std::string where = childPath(path, "animationOwnedBones");
-    r.expectArray(*owned, where);
-    for (std::size_t i = 0; i < owned->size(); ++i) {
-      const json& bone = (*owned)[i];
-      const std::string at = indexPath(where, i);
-      if (!bone.is_string()) r.fail(at, "expected a bone name, got " + describe(bone));
-      std::string name = bone.get<std::string>();
-      if (name.empty()) r.fail(at, "must not be empty");
-      const auto seen = std::find(s.animationOwnedBones.begin(), s.animationOwnedBones.end(), name);
-      if (seen != s.animationOwnedBones.end()) {
-        r.fail(at, "'" + name + "' is already listed at " +
-                       indexPath(where, static_cast<std::size_t>(seen - s.animationOwnedBones.begin())));
-      }
-      s.animationOwnedBones.push_back(std::move(name));
-    }
-  }
+  s.dropPropsAtDeath = r.boolean(value, path, "dropPropsAtDeath", s.dropPropsAtDeath);
+  if (const json* owned = Reader::find(value, "animationOwnedBones"))
+    s.animationOwnedBones = r.nameList(*owned, childPath(path, "animationOwnedBones"), "a bone name");
   return s;
 }
 
@@ -629,16 +637,80 @@ ScenarioLookAt readLookAt(const Reader& r, const json& value, const std::string&
   return lookAt;
 }
 
+/// {"rotation": [w, x, y, z], "translation": [x, y, z]} (as the asset's frames), both optional.
+Transform readRigid(const Reader& r, const json& object, const std::string& path, const char* key) {
+  Transform t;
+  const json* value = Reader::find(object, key);
+  if (!value) return t;
+  const std::string at = childPath(path, key);
+  r.expectObject(*value, at);
+  r.checkKeys(*value, at, {"rotation", "translation"}, " of a frame");
+  if (const json* q = Reader::find(*value, "rotation")) {
+    const std::string where = childPath(at, "rotation");
+    if (!q->is_array() || q->size() != 4)
+      r.fail(where, "expected a quaternion [w, x, y, z], got " + describe(*q));
+    double c[4];
+    for (std::size_t i = 0; i < 4; ++i) c[i] = r.toNumber((*q)[i], indexPath(where, i), Range{-1.0, 1.0});
+    t.rotation = Quat{c[0], c[1], c[2], c[3]};
+    if (std::abs(glm::length(t.rotation) - 1.0) > 1e-6) r.fail(where, "must be a unit quaternion");
+  }
+  t.translation = r.vec3(*value, at, "translation", Vec3{0.0}, Range{-100.0, 100.0});
+  return t;
+}
+
+constexpr std::pair<const char*, ShapeType> kPropShapes[] = {
+    {"sphere", ShapeType::Sphere}, {"capsule", ShapeType::Capsule}, {"box", ShapeType::Box}};
+
+ScenarioProp readProp(const Reader& r, const json& value, const std::string& path) {
+  r.expectObject(value, path);
+  r.checkKeys(value, path,
+              {"name", "bone", "shape", "mass", "handFromGrip", "propFromGrip", "friction", "restitution"},
+              " of a prop");
+  ScenarioProp prop;
+  for (const char* key : {"name", "bone", "shape"}) {
+    if (!Reader::find(value, key)) r.fail(childPath(path, key), "missing (required)");
+  }
+  prop.name = r.string(value, path, "name", "", false);
+  prop.bone = r.string(value, path, "bone", "", false);
+  const json& shape = value["shape"];
+  const std::string at = childPath(path, "shape");
+  r.expectObject(shape, at);
+  if (!Reader::find(shape, "type"))
+    r.fail(childPath(at, "type"), "missing (required: sphere, capsule or box)");
+  prop.shape.type = r.choice(shape, at, "type", ShapeType::None, kPropShapes);
+  constexpr Range kSize{0.0, 10.0, true, false};
+  if (prop.shape.type == ShapeType::Box) {
+    r.checkKeys(shape, at, {"type", "halfExtents"}, " of a box");
+    if (!Reader::find(shape, "halfExtents")) r.fail(childPath(at, "halfExtents"), "missing (required)");
+    prop.shape.halfExtents = r.vec3(shape, at, "halfExtents", Vec3{0.0}, kSize);
+  } else if (prop.shape.type == ShapeType::Capsule) {
+    r.checkKeys(shape, at, {"type", "radius", "halfHeight"}, " of a capsule");
+    prop.shape.radius = r.requiredNumber(shape, at, "radius", kSize);
+    prop.shape.halfHeight = r.requiredNumber(shape, at, "halfHeight", Range{0.0, 10.0});
+  } else {
+    r.checkKeys(shape, at, {"type", "radius"}, " of a sphere");
+    prop.shape.radius = r.requiredNumber(shape, at, "radius", kSize);
+  }
+  prop.mass = r.number(value, path, "mass", prop.mass, Range{0.0, 1000.0, true, false});
+  prop.handFromGrip = readRigid(r, value, path, "handFromGrip");
+  prop.propFromGrip = readRigid(r, value, path, "propFromGrip");
+  prop.friction = r.number(value, path, "friction", prop.friction, kFriction);
+  prop.restitution = r.number(value, path, "restitution", prop.restitution, kUnit);
+  return prop;
+}
+
 ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
   r.checkKeys(value, path,
-              {"supine", "prone", "transitionTime", "maxPointSpeed", "maxTransitionTime", "settleWindow",
-               "settleLinearSpeed", "settleAngularSpeed", "completeGetUps"});
+              {"supine", "prone", "landing", "transitionTime", "maxPointSpeed", "maxTransitionTime",
+               "settleWindow", "settleLinearSpeed", "settleAngularSpeed", "completeGetUps"});
   ScenarioRecovery recovery;
   if (const json* supine = Reader::find(value, "supine"))
     recovery.supine = readClip(r, *supine, childPath(path, "supine"), false);
   if (const json* prone = Reader::find(value, "prone"))
     recovery.prone = readClip(r, *prone, childPath(path, "prone"), false);
+  if (const json* landing = Reader::find(value, "landing"))
+    recovery.landing = readClip(r, *landing, childPath(path, "landing"), true);
   TransitionSettings& t = recovery.transition;
   t.duration = r.number(value, path, "transitionTime", t.duration, Range{0.0, 5.0, false, false});
   t.maxPointSpeed = r.number(value, path, "maxPointSpeed", t.maxPointSpeed, Range{0.0, 100.0, false, false});
@@ -668,12 +740,24 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       event.payload = ScenarioEvent::Ragdoll{};
       break;
     case EventType::Impulse: {
-      r.checkKeys(value, path,
-                  concat(kEventKeys, Keys{"body", "impulse", "impulseSpace", "point", "pointSpace"}),
-                  context);
+      r.checkKeys(
+          value, path,
+          concat(kEventKeys, Keys{"body", "impulse", "impulseSpace", "point", "pointSpace", "knockback"}),
+          context);
       ScenarioEvent::Impulse impulse;
-      if (!Reader::find(value, "body")) r.fail(childPath(path, "body"), "missing (required)");
-      impulse.body = r.string(value, path, "body", "", false);
+      impulse.knockback = r.boolean(value, path, "knockback", false);
+      if (impulse.knockback) {
+        // A knock-back throws the whole character (Character::knockBack): no body, no point.
+        for (const char* key : {"body", "point", "pointSpace"}) {
+          if (Reader::find(value, key))
+            r.fail(childPath(path, key),
+                   "not allowed with \"knockback\": true (the impulse is spread over "
+                   "every body by its mass)");
+        }
+      } else {
+        if (!Reader::find(value, "body")) r.fail(childPath(path, "body"), "missing (required)");
+        impulse.body = r.string(value, path, "body", "", false);
+      }
       if (!Reader::find(value, "impulse")) r.fail(childPath(path, "impulse"), "missing (required)");
       impulse.impulse = r.vec3(value, path, "impulse", Vec3{0.0}, kImpulse);
       impulse.impulseSpace = r.choice(value, path, "impulseSpace", ImpulseSpace::World, kImpulseSpaces);
@@ -694,8 +778,9 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       break;
     }
     case EventType::Powered: {
-      r.checkKeys(value, path, concat(kEventKeys, Keys{"weight", "rampTime"}), context);
+      r.checkKeys(value, path, concat(kEventKeys, Keys{"weight", "rampTime", "pinned"}), context);
       ScenarioEvent::Powered powered;
+      powered.pinned = r.boolean(value, path, "pinned", powered.pinned);
       powered.weight = r.number(value, path, "weight", powered.weight, kUnit);
       powered.rampTime = r.number(value, path, "rampTime", powered.rampTime, kDuration);
       event.payload = powered;
@@ -737,6 +822,28 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       event.payload = partial;
       break;
     }
+    case EventType::LimbLag: {
+      r.checkKeys(value, path, concat(kEventKeys, Keys{"slots", "weight", "rampTime"}), context);
+      ScenarioEvent::LimbLag lag;
+      if (const json* slots = Reader::find(value, "slots")) {
+        const std::string where = childPath(path, "slots");
+        const std::vector<std::string> names = r.nameList(*slots, where, "a slot name");
+        for (std::size_t i = 0; i < names.size(); ++i) {
+          const std::optional<Slot> slot = slotFromName(names[i]);
+          if (!slot) {
+            std::vector<std::string> known;
+            for (int k = 0; k < static_cast<int>(Slot::Count); ++k) known.emplace_back(slotName(static_cast<Slot>(k)));
+            r.fail(indexPath(where, i), "unknown slot '" + names[i] + "'" + didYouMean(names[i], known));
+          }
+          lag.slots.push_back(*slot);
+        }
+        if (lag.slots.empty()) r.fail(where, "must list at least one slot (leave it out for the forearms and hands)");
+      }
+      lag.weight = r.number(value, path, "weight", lag.weight, Range{0.0, 1.0, true, false});
+      lag.rampTime = r.number(value, path, "rampTime", lag.rampTime, kDuration);
+      event.payload = lag;
+      break;
+    }
     case EventType::Animate: {
       r.checkKeys(value, path, concat(kEventKeys, Keys{"blendTime"}), context);
       ScenarioEvent::Animate animate;
@@ -759,6 +866,18 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       r.checkKeys(value, path, concat(kEventKeys, kClipKeys), context);
       event.payload = ScenarioEvent::Clip{readClipFields(r, value, path)};
       break;
+    case EventType::Grab:
+    case EventType::Drop: {
+      r.checkKeys(value, path, concat(kEventKeys, Keys{"prop"}), context);
+      if (!Reader::find(value, "prop")) r.fail(childPath(path, "prop"), "missing (required)");
+      std::string prop = r.string(value, path, "prop", "", false);
+      if (type == EventType::Grab) {
+        event.payload = ScenarioEvent::Grab{std::move(prop)};
+      } else {
+        event.payload = ScenarioEvent::Drop{std::move(prop)};
+      }
+      break;
+    }
     case EventType::End:
       r.checkKeys(value, path, kEventKeys, context);
       event.payload = ScenarioEvent::End{};
@@ -777,7 +896,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (!root.is_object()) r.fail("", "expected a JSON object at the top level, got " + describe(root));
   r.checkKeys(root, "",
               {"version", "name", "description", "character", "ragdoll", "clip", "root", "world", "settings",
-               "recovery", "lookAt", "events", "endTime", "expectations"});
+               "recovery", "lookAt", "props", "events", "endTime", "expectations"});
   Scenario s;
   s.sourceName = sourceName;
   s.baseDir = std::filesystem::path(sourceName).parent_path().string();
@@ -799,6 +918,20 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (const json* v = Reader::find(root, "settings")) s.settings = readSettings(r, *v, "settings");
   if (const json* v = Reader::find(root, "recovery")) s.recovery = readRecovery(r, *v, "recovery");
   if (const json* v = Reader::find(root, "lookAt")) s.lookAt = readLookAt(r, *v, "lookAt");
+  if (const json* props = Reader::find(root, "props")) {
+    r.expectArray(*props, "props");
+    for (std::size_t i = 0; i < props->size(); ++i) {
+      const std::string at = indexPath("props", i);
+      ScenarioProp prop = readProp(r, (*props)[i], at);
+      for (std::size_t k = 0; k < s.props.size(); ++k) {
+        if (s.props[k].name == prop.name) {
+          r.fail(childPath(at, "name"),
+                 "'" + prop.name + "' is already the name of " + indexPath("props", k));
+        }
+      }
+      s.props.push_back(std::move(prop));
+    }
+  }
 
   std::optional<std::size_t> endEvent;
   if (const json* events = Reader::find(root, "events")) {
@@ -817,6 +950,15 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
                                             " s): events must be in time order");
       }
       if (event.type() == EventType::End) endEvent = i;
+      const std::string* prop = nullptr;
+      if (const auto* g = std::get_if<ScenarioEvent::Grab>(&event.payload)) prop = &g->prop;
+      if (const auto* d = std::get_if<ScenarioEvent::Drop>(&event.payload)) prop = &d->prop;
+      if (prop && std::none_of(s.props.begin(), s.props.end(),
+                               [&](const ScenarioProp& p) { return p.name == *prop; })) {
+        std::vector<std::string> names;
+        for (const ScenarioProp& p : s.props) names.push_back(p.name);
+        r.fail(childPath(path, "prop"), "no prop named '" + *prop + "' in props" + didYouMean(*prop, names));
+      }
       s.events.push_back(std::move(event));
     }
   }
@@ -1037,12 +1179,14 @@ std::string saveScenarioJson(const Scenario& s) {
   if (h.jointConsistency != dh.jointConsistency) settings["jointConsistency"] = h.jointConsistency;
   if (h.staticContacts != dh.staticContacts) settings["staticContacts"] = h.staticContacts;
   if (!st.animationOwnedBones.empty()) settings["animationOwnedBones"] = st.animationOwnedBones;
+  if (st.dropPropsAtDeath != defaults.dropPropsAtDeath) settings["dropPropsAtDeath"] = st.dropPropsAtDeath;
   out["settings"] = settings;
 
   const ScenarioRecovery dr;
   ojson recovery = ojson::object();
   if (s.recovery.supine) recovery["supine"] = clipJson(*s.recovery.supine, false);
   if (s.recovery.prone) recovery["prone"] = clipJson(*s.recovery.prone, false);
+  if (s.recovery.landing) recovery["landing"] = clipJson(*s.recovery.landing, true);
   const TransitionSettings& t = s.recovery.transition;
   if (t.duration != dr.transition.duration) recovery["transitionTime"] = t.duration;
   if (t.maxPointSpeed != dr.transition.maxPointSpeed) recovery["maxPointSpeed"] = t.maxPointSpeed;
@@ -1054,6 +1198,31 @@ std::string saveScenarioJson(const Scenario& s) {
   if (s.recovery.completeGetUps != dr.completeGetUps) recovery["completeGetUps"] = s.recovery.completeGetUps;
   out["recovery"] = recovery;
   if (s.lookAt) out["lookAt"] = ojson{{"bone", s.lookAt->bone}, {"target", vec3Json(s.lookAt->target)}};
+  if (!s.props.empty()) {
+    const auto rigid = [](const Transform& t) {
+      return ojson{{"rotation", ojson::array({t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z})},
+                   {"translation", vec3Json(t.translation)}};
+    };
+    ojson props = ojson::array();
+    for (const ScenarioProp& p : s.props) {
+      ojson shape = ojson{{"type", nameIn(kPropShapes, p.shape.type)}};
+      if (p.shape.type == ShapeType::Box) {
+        shape["halfExtents"] = vec3Json(p.shape.halfExtents);
+      } else {
+        shape["radius"] = p.shape.radius;
+        if (p.shape.type == ShapeType::Capsule) shape["halfHeight"] = p.shape.halfHeight;
+      }
+      props.push_back(ojson{{"name", p.name},
+                            {"bone", p.bone},
+                            {"shape", shape},
+                            {"mass", p.mass},
+                            {"handFromGrip", rigid(p.handFromGrip)},
+                            {"propFromGrip", rigid(p.propFromGrip)},
+                            {"friction", p.friction},
+                            {"restitution", p.restitution}});
+    }
+    out["props"] = props;
+  }
 
   ojson events = ojson::array();
   for (const ScenarioEvent& event : s.events) {
@@ -1062,17 +1231,24 @@ std::string saveScenarioJson(const Scenario& s) {
     e["type"] = eventTypeName(event.type());
     if (!event.label.empty()) e["label"] = event.label;
     if (const auto* impulse = std::get_if<ScenarioEvent::Impulse>(&event.payload)) {
-      e["body"] = impulse->body;
+      if (impulse->knockback) {
+        e["knockback"] = true;
+      } else {
+        e["body"] = impulse->body;
+      }
       e["impulse"] = vec3Json(impulse->impulse);
       e["impulseSpace"] = nameIn(kImpulseSpaces, impulse->impulseSpace);
-      if (impulse->point) e["point"] = vec3Json(*impulse->point);
-      e["pointSpace"] = nameIn(kPointSpaces, impulse->pointSpace);
+      if (!impulse->knockback) {
+        if (impulse->point) e["point"] = vec3Json(*impulse->point);
+        e["pointSpace"] = nameIn(kPointSpaces, impulse->pointSpace);
+      }
     } else if (const auto* teleport = std::get_if<ScenarioEvent::Teleport>(&event.payload)) {
       e["position"] = vec3Json(teleport->position);
       e["yaw"] = teleport->yaw;
     } else if (const auto* powered = std::get_if<ScenarioEvent::Powered>(&event.payload)) {
       e["weight"] = powered->weight;
       e["rampTime"] = powered->rampTime;
+      e["pinned"] = powered->pinned;
     } else if (const auto* partial = std::get_if<ScenarioEvent::Partial>(&event.payload)) {
       if (!partial->bodies.empty()) {
         ojson bodies = ojson::object();
@@ -1085,6 +1261,14 @@ std::string saveScenarioJson(const Scenario& s) {
         e["regions"] = regions;
       }
       e["rampTime"] = partial->rampTime;
+    } else if (const auto* lag = std::get_if<ScenarioEvent::LimbLag>(&event.payload)) {
+      if (!lag->slots.empty()) {
+        ojson slots = ojson::array();
+        for (const Slot slot : lag->slots) slots.push_back(slotName(slot));
+        e["slots"] = slots;
+      }
+      e["weight"] = lag->weight;
+      e["rampTime"] = lag->rampTime;
     } else if (const auto* animate = std::get_if<ScenarioEvent::Animate>(&event.payload)) {
       e["blendTime"] = animate->blendTime;
     } else if (const auto* allowed = std::get_if<ScenarioEvent::GetUpAllowed>(&event.payload)) {
@@ -1093,6 +1277,10 @@ std::string saveScenarioJson(const Scenario& s) {
       writeBoxFields(e, wall->box);
     } else if (const auto* clip = std::get_if<ScenarioEvent::Clip>(&event.payload)) {
       writePlayedClipFields(e, clip->clip);
+    } else if (const auto* grab = std::get_if<ScenarioEvent::Grab>(&event.payload)) {
+      e["prop"] = grab->prop;
+    } else if (const auto* drop = std::get_if<ScenarioEvent::Drop>(&event.payload)) {
+      e["prop"] = drop->prop;
     }
     events.push_back(e);
   }
@@ -1112,6 +1300,19 @@ std::optional<EventType> eventTypeFromName(std::string_view name) {
     if (name == text) return type;
   }
   return std::nullopt;
+}
+
+PropDesc propDesc(const ScenarioProp& prop) {
+  PropDesc d;
+  d.name = prop.name;
+  d.handBone = prop.bone;
+  d.shape = prop.shape;
+  d.mass = prop.mass;
+  d.handFromGrip = prop.handFromGrip;
+  d.propFromGrip = prop.propFromGrip;
+  d.friction = prop.friction;
+  d.restitution = prop.restitution;
+  return d;
 }
 
 const char* driveSolverName(DriveSolver solver) { return nameIn(kDriveSolvers, solver); }

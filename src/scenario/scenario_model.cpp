@@ -266,6 +266,7 @@ std::vector<std::pair<std::string, const ScenarioClip*>> clipRefs(const Scenario
   if (withRecovery) {
     if (scenario.recovery.supine) refs.emplace_back("recovery.supine", &*scenario.recovery.supine);
     if (scenario.recovery.prone) refs.emplace_back("recovery.prone", &*scenario.recovery.prone);
+    if (scenario.recovery.landing) refs.emplace_back("recovery.landing", &*scenario.recovery.landing);
   }
   return refs;
 }
@@ -278,7 +279,7 @@ void validateAgainst(const Scenario& scenario, const ImportedAsset& character, P
   for (std::size_t i = 0; i < scenario.events.size(); ++i) {
     const std::string path = "events[" + std::to_string(i) + "]";
     if (const auto* impulse = std::get_if<ScenarioEvent::Impulse>(&scenario.events[i].payload)) {
-      checkBody(impulse->body, path + ".body", character.skeleton, problems);
+      if (!impulse->knockback) checkBody(impulse->body, path + ".body", character.skeleton, problems);
     } else if (const auto* partial = std::get_if<ScenarioEvent::Partial>(&scenario.events[i].payload)) {
       for (const auto& [name, weight] : partial->bodies) {
         checkBody(name, path + ".bodies." + name, character.skeleton, problems);
@@ -291,6 +292,13 @@ void validateAgainst(const Scenario& scenario, const ImportedAsset& character, P
                    problems);
   }
   if (scenario.lookAt) checkOwnedBone(scenario.lookAt->bone, "lookAt.bone", character.skeleton, problems);
+  for (std::size_t i = 0; i < scenario.props.size(); ++i) {
+    const std::string& bone = scenario.props[i].bone;
+    if (character.skeleton.findJoint(bone) < 0) {
+      problems.add("props[" + std::to_string(i) + "].bone",
+                   "no bone named '" + bone + "'" + didYouMean(bone, character.skeleton.jointNames));
+    }
+  }
 }
 
 std::string readText(const std::string& path, bool& ok) {

@@ -163,6 +163,7 @@ struct RunFigures {
   double exitBlend = 0.0;  ///< RecoveryRecord::exitBlend. [s]
   int blockingViolations = 0;
   bool recovered = false;
+  bool landed = false;  ///< Landed on its feet (LandingSettings) instead of getting up.
   bool ranAgain = false;
   std::string story;  ///< The character's events, "t kind: detail" per line (for a failing member).
 };
@@ -170,10 +171,10 @@ struct RunFigures {
 /// Runs `runClip`, hands off at `handoffTime`, lets the ragdoll fall, settle and get up, then
 /// runs again for a second from where the character stands.
 inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handoffTime,
-                                  const Transform& startRoot) {
+                                  const Transform& startRoot, const CharacterSettings& settings = {}) {
   RunFigures f;
   GetUpScene scene;
-  EXPECT_TRUE(scene.start(c, runClip, startRoot));
+  EXPECT_TRUE(scene.start(c, runClip, startRoot, settings));
   if (!scene.ch) return f;
   handoff::Character& ch = *scene.ch;
   const Skeleton& skeleton = c.skeleton();
@@ -223,7 +224,12 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
     } else {
       resumeJumps.observe(ch);
     }
-    if (ch.takeRecoveryFinished()) {
+    const bool finished = ch.takeRecoveryFinished();
+    if (finished && ch.recoveries().empty()) {
+      f.landed = true;  // on its feet without a get-up (LandingSettings): no get-up to measure
+      break;
+    }
+    if (finished) {
       f.recovered = true;
       f.clipEndPelvisHeight = scene.chosen().info.endPelvisHeight;
       f.getUpTail = scene.chosen().info.completion.tailDuration;

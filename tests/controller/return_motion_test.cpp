@@ -44,11 +44,12 @@ struct ReturnRun {
 };
 
 // Runs `clip`, falls at `handoffTime`, gets up, runs again from where it stands for 1.5 s.
-ReturnRun fallGetUpAndRun(const test::Character& c, int clip, double handoffTime) {
+ReturnRun fallGetUpAndRun(const test::Character& c, int clip, double handoffTime,
+                          const CharacterSettings& settings = {}) {
   ReturnRun run;
   std::vector<ReturnMetrics>& returns = run.returns;
   test::GetUpScene scene;
-  EXPECT_TRUE(scene.start(c, clip, Transform::identity()));
+  EXPECT_TRUE(scene.start(c, clip, Transform::identity(), settings));
   if (!scene.ch) return run;
   Character& ch = *scene.ch;
   ReturnMeasure measure(ch);
@@ -107,7 +108,13 @@ TEST(ReturnToAnimation, DeepMimicRunBodiesFollowTheBlendOutOfTheGetUp) {
 TEST(ReturnToAnimation, CmuJumpBodiesFollowTheBlendOutOfTheGetUp) {
   const test::Character& c = loadCharacter("cmu/01_01.bvh");
   ASSERT_TRUE(c.asset);
-  expectContinuous("cmu 01_01", fallGetUpAndRun(c, 0, 3.75).returns, "getup");
+  // Handed off mid-jump, this ragdoll comes down on its feet 0.18 s later and, with the default
+  // LandingSettings, lands into the run without lying down (a return "from landing": pelvis
+  // 1.2 mm, feet 11.0 mm per frame beyond the run, bodies 0.98 m/s). This test is about the
+  // get-up's way back: the landing is off here (tests/runner/landing_runner_test.cpp measures it).
+  CharacterSettings getUpOnly;
+  getUpOnly.landing.enabled = false;
+  expectContinuous("cmu 01_01", fallGetUpAndRun(c, 0, 3.75, getUpOnly).returns, "getup");
 }
 
 TEST(ReturnToAnimation, Mesh2MotionJogBodiesAndFingersFollowTheBlendOutOfTheGetUp) {
@@ -152,6 +159,59 @@ TEST(ReturnToAnimation, HitReactionBodiesFollowTheBlendBack) {
     }
   }
   expectContinuous("boxing hit reaction", returns, "powered");
+}
+
+// A runner whose forearms and hands went physical (a partial ragdoll) returns to the running
+// animation: the blend back fades the physics pose's offsets from the animation, so the pelvis
+// and feet, kinematic on the animation all along, keep its motion exactly, and nothing stalls.
+// Blending from the frozen last pose instead stalled the pelvis for a frame and then moved it
+// 52 mm per frame beyond the run's own motion (feet 77 mm, the hand tips 88 mm), and the bodies,
+// eased from one frame behind the animation, ran at its own speed + 1 m/s for four frames.
+TEST(ReturnToAnimation, APartialRagdollOfARunnersArmsReturnsWithTheRunsMotion) {
+  const test::Character& c = loadCharacter("deepmimic/humanoid3d_run.bvh");
+  ASSERT_TRUE(c.asset);
+  auto world = createBulletWorld();
+  world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+  const auto n = static_cast<size_t>(c.skeleton().jointCount());
+  std::vector<Transform> locals(n), before(n);
+  const Transform root = Transform::identity();
+  c.clip().sample(0.0, WrapMode::Loop, locals);
+  auto created = Character::create(*world, c.asset, c.skeleton(), CharacterSettings{}, root, locals);
+  ASSERT_TRUE(created) << created.error();
+  Character& ch = **created;
+  std::vector<double> weights(c.asset->bodies.size(), 0.0);
+  for (Slot slot : {Slot::LowerArmL, Slot::HandL, Slot::LowerArmR, Slot::HandR}) {
+    const int body = c.asset->bodyForSlot(slot);
+    if (body >= 0) weights[static_cast<size_t>(body)] = 1.0;
+  }
+  ASSERT_GE(std::count(weights.begin(), weights.end(), 1.0), 2);
+  ReturnMeasure measure(ch);
+  std::vector<ReturnMetrics> returns;
+  double time = 0.0;
+  for (int frame = 0; frame < 60 * 3; ++frame) {
+    time += kFrame;
+    c.clip().sample(time, WrapMode::Loop, locals);
+    c.clip().sample(time - kFrame, WrapMode::Loop, before);
+    ASSERT_TRUE(ch.preStep(AnimationInput{time, root, locals, false}, kFrame));
+    world->step(kFrame, 2);
+    ch.postStep(kFrame);
+    measure.observe(ch, *world, root, locals, before, time, returns);
+    if (frame == 30) {
+      ASSERT_TRUE(ch.goPartial(weights, 0.2));
+    }
+    if (frame == 120) {
+      ASSERT_TRUE(ch.goAnimated(0.25));
+    }
+  }
+  ASSERT_EQ(returns.size(), 1u);
+  const ReturnMetrics& m = returns[0];
+  printReturn("run, arms partial", m);
+  EXPECT_EQ(m.from, "powered");
+  EXPECT_GT(m.frames, 10) << "the blend back ran";
+  EXPECT_LE(m.worstBodySpeedExcess, 0.1) << m.worstBody;  // only the arms' fade, nothing held back
+  EXPECT_LE(m.worstPelvisJump, 1e-6);                     // kinematic on the animation throughout
+  EXPECT_LE(m.worstFootJump, 1e-6);
+  EXPECT_LE(m.worstAttachmentJump, kAttachmentJump) << m.worstAttachment;
 }
 
 }  // namespace

@@ -20,8 +20,15 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building the consumer failed:\n${out}\n${err}")
 endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# The importer's worker is installed, and an installed program reads a file with it.
+set(worker ${WORK_DIR}/prefix/${LIBEXEC_DIR}/handoff/handoff-import-worker)
+if(NOT EXISTS ${worker})
+  message(FATAL_ERROR "cmake --install did not install the import worker at ${worker}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env HANDOFF_IMPORT_WORKER=${worker}
+                        ${WORK_DIR}/build/consumer ${SOURCE_DIR}/data/deepmimic/humanoid3d_getup_facedown.bvh
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
-if(NOT rc EQUAL 0 OR NOT out MATCHES "consumer ok")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "consumer ok" OR NOT out MATCHES "imported [0-9]+ joints")
   message(FATAL_ERROR "the consumer failed (${rc}):\n${out}\n${err}")
 endif()

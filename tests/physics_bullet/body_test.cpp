@@ -651,3 +651,30 @@ TEST(Filters, PairCollisionSwitch) {
 
 }  // namespace
 }  // namespace handoff
+
+namespace handoff {
+namespace {
+
+// A fast body's continuous-collision step leaves Bullet a predictive manifold until the next
+// internal step; destroying the body between steps must take it along (one was left, and the next
+// step's manifold refresh read the freed body: StateMachineModel under ASan).
+TEST(BodyLifetime, DestroyingAFastBodyLeavesNoManifoldBehind) {
+  auto world = createBulletWorld();
+  const BodyId ground = world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+  (void)ground;
+  BodyDesc d = test::sphereDesc(0.05, 1.0, Vec3{0.0, 0.3, 0.0});
+  d.enableContinuousCollision = true;
+  const BodyId ball = test::mustCreate(*world, d);
+  world->setLinearVelocity(ball, Vec3{0.0, -30.0, 0.0});  // 0.5 m in a 60 Hz frame: the sweep hits
+  world->step(kDt, 1);
+  const BulletObjectCounts withBall = bulletObjectCounts(*world);
+  std::printf("[ figure ] manifolds with the ball: %d\n", withBall.manifolds);
+  ASSERT_GE(withBall.manifolds, 1);
+  world->destroyBody(ball);
+  EXPECT_EQ(bulletObjectCounts(*world).manifolds, 0) << "a manifold still holds the destroyed ball";
+  world->step(kDt, 1);  // and the next step reads nothing freed (ASan)
+  EXPECT_EQ(bulletObjectCounts(*world).manifolds, 0);
+}
+
+}  // namespace
+}  // namespace handoff

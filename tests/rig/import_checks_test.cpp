@@ -10,6 +10,9 @@
 #include <gtest/gtest.h>
 #include <assimp/Importer.hpp>
 
+#include <pthread.h>
+
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -186,16 +189,20 @@ TEST(ImportChecks, ColladaAndFbxStructureIsChecked) {
 
 // --- the parser process --------------------------------------------------------------------------
 
-detail::ParserLimits limits(double seconds, double mib) { return detail::ParserLimits{true, seconds, mib}; }
+// The stand-in worker misbehaves as the hint says (tests/rig/worker/misbehaving_worker.cpp).
+detail::ParserLimits limits(double seconds, double mib) {
+  return detail::ParserLimits{true, seconds, mib, HANDOFF_TEST_IMPORT_WORKER};
+}
+Result<detail::ReadResult> readWith(const std::string& source, const detail::ParserLimits& limits,
+                                    const std::string& hint) {
+  Assimp::Importer importer;
+  static const std::string bytes = "not read";
+  return detail::readAssimp(importer, source, limits, detail::ParseRequest{true, {}, bytes, hint, 0, {}});
+}
 
 TEST(ImportIsolation, ACrashInTheParserIsAnError) {
   for (const int sig : {SIGSEGV, SIGABRT}) {
-    Assimp::Importer importer;
-    Result<detail::ReadResult> read = detail::readAssimp(importer, "crash.fbx", limits(10, 1024), "fbx",
-                                                         [sig](Assimp::Importer&) -> const aiScene* {
-                                                           std::raise(sig);
-                                                           return nullptr;
-                                                         });
+    Result<detail::ReadResult> read = readWith("crash.fbx", limits(10, 1024), "crash:" + std::to_string(sig));
     ASSERT_FALSE(read.ok());
     std::printf("%s\n", read.error().c_str());
     EXPECT_NE(read.error().find("crash.fbx: Assimp crashed reading it (signal " + std::to_string(sig)),
@@ -205,13 +212,8 @@ TEST(ImportIsolation, ACrashInTheParserIsAnError) {
 }
 
 TEST(ImportIsolation, AHangIsStoppedAtTheTimeLimit) {
-  Assimp::Importer importer;
   const auto start = std::chrono::steady_clock::now();
-  Result<detail::ReadResult> read = detail::readAssimp(
-      importer, "hang.dae", limits(0.3, 1024), "dae", [](Assimp::Importer&) -> const aiScene* {
-        std::this_thread::sleep_for(std::chrono::seconds(60));
-        return nullptr;
-      });
+  Result<detail::ReadResult> read = readWith("hang.dae", limits(0.3, 1024), "hang");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(read.ok());
   std::printf("%s (after %.2f s)\n", read.error().c_str(), seconds);
@@ -220,19 +222,74 @@ TEST(ImportIsolation, AHangIsStoppedAtTheTimeLimit) {
 }
 
 TEST(ImportIsolation, ARunawayAllocationIsStoppedAtTheMemoryLimit) {
-  Assimp::Importer importer;
-  Result<detail::ReadResult> read = detail::readAssimp(
-      importer, "greedy.glb", limits(60, 64), "glb", [](Assimp::Importer&) -> const aiScene* {
-        std::vector<std::vector<char>> blocks;
-        for (int i = 0; i < 1024; ++i) {
-          blocks.emplace_back(1 << 20, static_cast<char>(i));
-          std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        }
-        std::_Exit(blocks.size() > 0 ? 7 : 8);  // not reached in time
-      });
+  Result<detail::ReadResult> read = readWith("greedy.glb", limits(60, 64), "greedy");
   ASSERT_FALSE(read.ok());
   std::printf("%s\n", read.error().c_str());
   EXPECT_NE(read.error().find("exceeded the memory limit of 64 MiB"), std::string::npos) << read.error();
+}
+
+TEST(ImportIsolation, AWorkerThatDoesNotAnswerAsOneIsNamed) {
+  Result<detail::ReadResult> silent = readWith("a.fbx", limits(10, 1024), "silent");
+  ASSERT_FALSE(silent.ok());
+  std::printf("%s\n", silent.error().c_str());
+  EXPECT_NE(silent.error().find("a.fbx: the parser process " + std::string(HANDOFF_TEST_IMPORT_WORKER) +
+                                " ended without a reply"),
+            std::string::npos)
+      << silent.error();
+  Result<detail::ReadResult> alien = readWith("a.fbx", limits(10, 1024), "alien");
+  ASSERT_FALSE(alien.ok());
+  std::printf("%s\n", alien.error().c_str());
+  EXPECT_NE(alien.error().find("is not the import worker of this handoff build"), std::string::npos)
+      << alien.error();
+}
+
+TEST(ImportIsolation, AMissingWorkerIsAnErrorNamingWhereItWasLookedFor) {
+  ImportOptions options;
+  options.parserWorker = "/nonexistent/handoff-import-worker";
+  Result<ImportedAsset> read = importFile(std::string(HANDOFF_DATA_DIR) + "/assimp/huesitos.fbx", options);
+  ASSERT_FALSE(read.ok());
+  std::printf("%s\n", read.error().c_str());
+  EXPECT_NE(
+      read.error().find("huesitos.fbx: ImportOptions::parserWorker '/nonexistent/handoff-import-worker' is "
+                        "not an executable file"),
+      std::string::npos)
+      << read.error();
+  // Found without a path: the build tree's worker, which this test program was built beside.
+  Result<std::string> found = detail::findImportWorker("");
+  ASSERT_TRUE(found.ok()) << found.error();
+  EXPECT_NE(found->find("handoff-import-worker"), std::string::npos) << found.value();
+}
+
+std::atomic<int> forks{0};
+
+// A fork of a process with other threads running may deadlock in the child (a lock another thread
+// held stays held): the reads of a game's loading threads must never fork.
+TEST(ImportIsolation, ReadsOnManyThreadsStartAWorkerAndNeverFork) {
+  static const bool registered = [] {
+    return ::pthread_atfork(nullptr, nullptr, [] { forks.fetch_add(1); }) == 0;
+  }();
+  ASSERT_TRUE(registered);
+  const std::string bvh = std::string(HANDOFF_DATA_DIR) + "/deepmimic/humanoid3d_getup_facedown.bvh";
+  ImportOptions direct;
+  direct.isolateParser = false;
+  Result<ImportedAsset> here = importFile(bvh, direct);
+  ASSERT_TRUE(here.ok()) << here.error();
+  std::vector<Result<ImportedAsset>> contained(4, Error{"not read"});
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < contained.size(); ++t)
+    threads.emplace_back([&, t] { contained[t] = importFile(bvh); });
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(forks.load(), 0) << "an isolated read forked the process";
+  for (const Result<ImportedAsset>& read : contained) {
+    ASSERT_TRUE(read.ok()) << read.error();
+    EXPECT_EQ(read->skeleton.jointNames, here->skeleton.jointNames);
+    ASSERT_EQ(read->clips.size(), here->clips.size());
+    for (size_t c = 0; c < here->clips.size(); ++c) {
+      ASSERT_EQ(read->clips[c].keys.size(), here->clips[c].keys.size());
+      for (size_t k = 0; k < here->clips[c].keys.size(); ++k)
+        EXPECT_EQ(read->clips[c].keys[k].rotation, here->clips[c].keys[k].rotation);
+    }
+  }
 }
 
 TEST(ImportIsolation, TheSceneAndItsMetadataComeBackAsAssimpReadThem) {

@@ -11,14 +11,10 @@
 #include <cstdio>
 #include <string>
 
+#include "support/checks.h"
+
 namespace handoff {
 namespace {
-
-const ThresholdCheck* findCheck(const ScenarioResult& r, const std::string& name) {
-  const auto it =
-      std::find_if(r.checks.begin(), r.checks.end(), [&](const ThresholdCheck& c) { return c.name == name; });
-  return it == r.checks.end() ? nullptr : &*it;
-}
 
 ScenarioResult runArmBreak(const std::string& elbowOverride) {
   Result<Scenario> s = loadScenarioFile(std::string(HANDOFF_SOURCE_DIR) + "/scenarios/arm_break.json");
@@ -55,11 +51,11 @@ TEST(RunnerJointBreak, TheElbowBreaksAtItsForceAndTheRowsSayIt) {
   for (const char* name :
        {"break.held_below_limit@left_elbow", "break.at_limit@left_elbow",
         "break.no_other_joint_stretch@left_elbow", "break.stays_down@left_elbow", "break.count"}) {
-    const ThresholdCheck* c = findCheck(r, name);
+    const ThresholdCheck* c = test::findThresholdCheck(r, name);
     ASSERT_NE(c, nullptr) << name;
     EXPECT_TRUE(c->pass) << name << ": " << c->value << " vs " << c->threshold;
   }
-  EXPECT_EQ(findCheck(r, "break.at_limit@left_elbow")->value, b.force);
+  EXPECT_EQ(test::findThresholdCheck(r, "break.at_limit@left_elbow")->value, b.force);
   EXPECT_TRUE(r.passed());
   const bool breakEvent = std::any_of(r.events.begin(), r.events.end(),
                                       [](const CharacterEvent& e) { return e.kind == "break"; });
@@ -78,8 +74,8 @@ TEST(RunnerJointBreak, WithoutTheLimitNothingBreaksAndTheExpectationFails) {
   std::printf("[ figure ] arm_break with an infinite elbow: %zu breaks, get-up started at %.2f s\n",
               r.jointBreaks.size(), getUp);
   EXPECT_TRUE(r.jointBreaks.empty());
-  EXPECT_EQ(findCheck(r, "break.stays_down@left_elbow"), nullptr);
-  const ThresholdCheck* count = findCheck(r, "break.count");
+  EXPECT_EQ(test::findThresholdCheck(r, "break.stays_down@left_elbow"), nullptr);
+  const ThresholdCheck* count = test::findThresholdCheck(r, "break.count");
   ASSERT_NE(count, nullptr);
   EXPECT_FALSE(count->pass);
   EXPECT_FALSE(r.passed());

@@ -80,7 +80,7 @@ const Demo& demo() {
 TEST(DemoSuite, EveryScenarioRunsAndWritesItsOutputs) {
   const Demo& d = demo();
   ASSERT_TRUE(d.error.empty()) << d.error;
-  ASSERT_EQ(d.results.size(), 10u);
+  ASSERT_EQ(d.results.size(), 14u);
   for (const ScenarioResult& r : d.results) {
     EXPECT_TRUE(r.ok) << r.name << ": " << r.error;
     EXPECT_TRUE(fs::exists(d.folder / (r.name + ".glb"))) << r.name;
@@ -307,7 +307,7 @@ TEST(DemoSuite, PoweredScenarioShowsTheOtherDriveSideBySide) {
               std::string::npos);
     ++compared;
   }
-  EXPECT_EQ(compared, 1) << "powered_hit_reaction";
+  EXPECT_EQ(compared, 4) << "powered_hit_reaction, walk_limb_lag, prop_hit_death, ledge_landing";
   // In the same process (the suite runs once per test process): the hit reaction's own figures.
   expectHitReactionReturnsToTheHeldPose(d);
 }
@@ -496,7 +496,7 @@ TEST(DemoSuite, ReplaysLoadBackWithJointsFramesAndPelvisTrajectory) {
                 name.c_str(), frames, jointCount, worst);
     ++files;
   }
-  EXPECT_EQ(files, 10);
+  EXPECT_EQ(files, 14);
 }
 
 TEST(Runner, SameScenarioTwiceGivesBitIdenticalMetrics) {

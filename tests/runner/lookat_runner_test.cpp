@@ -10,14 +10,10 @@
 #include <cstdio>
 #include <string>
 
+#include "support/checks.h"
+
 namespace handoff {
 namespace {
-
-const ThresholdCheck* checkNamed(const ScenarioResult& r, const std::string& name) {
-  const auto it =
-      std::find_if(r.checks.begin(), r.checks.end(), [&](const ThresholdCheck& c) { return c.name == name; });
-  return it == r.checks.end() ? nullptr : &*it;
-}
 
 TEST(RunnerLookAt, TheOwnedHeadIsShownAsTheGazeAskedAndWithoutTheMaskItIsNot) {
   Result<Scenario> s =
@@ -36,7 +32,7 @@ TEST(RunnerLookAt, TheOwnedHeadIsShownAsTheGazeAskedAndWithoutTheMaskItIsNot) {
   ASSERT_TRUE(unowned.ok) << unowned.error;
   for (const ScenarioResult* r : {&owned, &unowned}) {
     ASSERT_TRUE(r->lookAt);
-    const ThresholdCheck* c = checkNamed(*r, "lookat.head_vs_gaze");
+    const ThresholdCheck* c = test::findThresholdCheck(*r, "lookat.head_vs_gaze");
     ASSERT_NE(c, nullptr);
     std::printf("[runner look-at] head %s: %d frames, head vs gaze asked %.2e deg (%s), %s\n",
                 r == &owned ? "owned" : "not owned", r->lookAt->frames, c->value, c->pass ? "pass" : "FAIL",
@@ -44,16 +40,16 @@ TEST(RunnerLookAt, TheOwnedHeadIsShownAsTheGazeAskedAndWithoutTheMaskItIsNot) {
   }
   EXPECT_TRUE(owned.passed());
   EXPECT_EQ(owned.lookAt->frames, owned.frames);
-  EXPECT_LE(checkNamed(owned, "lookat.head_vs_gaze")->value, 0.1);
-  EXPECT_TRUE(checkNamed(owned, "lookat.head_vs_gaze")->pass);
+  EXPECT_LE(test::findThresholdCheck(owned, "lookat.head_vs_gaze")->value, 0.1);
+  EXPECT_TRUE(test::findThresholdCheck(owned, "lookat.head_vs_gaze")->pass);
   // It ran through every state: the ragdoll, the get-up and the hit reaction, back to animation.
   ASSERT_EQ(owned.recoveries.size(), 1u);
   EXPECT_TRUE(owned.recoveries[0].finished);
   ASSERT_EQ(owned.hitReactions.size(), 1u);
   EXPECT_TRUE(owned.hitReactions[0].returned);
   // Not owned: the physics head and the get-up clip's head are shown instead.
-  EXPECT_GT(checkNamed(unowned, "lookat.head_vs_gaze")->value, 5.0);
-  EXPECT_FALSE(checkNamed(unowned, "lookat.head_vs_gaze")->pass);
+  EXPECT_GT(test::findThresholdCheck(unowned, "lookat.head_vs_gaze")->value, 5.0);
+  EXPECT_FALSE(test::findThresholdCheck(unowned, "lookat.head_vs_gaze")->pass);
 }
 
 }  // namespace

@@ -221,6 +221,39 @@ TEST(ScenarioJsonErrors, WrongTypes) {
 }
 
 // settings.animationOwnedBones and lookAt: names and the gaze target, errors at their paths.
+TEST(ScenarioJson, LimbLagEventLoadsAndRoundTrips) {
+  Result<Scenario> s = loadScenarioJson(
+      withEvents(
+          R"({"time": 0.5, "type": "limb_lag"}, {"time": 1, "type": "limb_lag", "slots": ["hand_l", "hand_r"],
+                     "weight": 0.5, "rampTime": 0.3})"),
+      "lag.json");
+  ASSERT_TRUE(s) << s.error();
+  const auto& plain = std::get<ScenarioEvent::LimbLag>(s->events[0].payload);
+  EXPECT_TRUE(plain.slots.empty());  // LimbLagSettings' slots
+  EXPECT_EQ(plain.weight, 1.0);
+  EXPECT_EQ(plain.rampTime, 0.2);
+  const auto& hands = std::get<ScenarioEvent::LimbLag>(s->events[1].payload);
+  EXPECT_EQ(hands.slots, (std::vector<Slot>{Slot::HandL, Slot::HandR}));
+  EXPECT_EQ(hands.weight, 0.5);
+  EXPECT_EQ(hands.rampTime, 0.3);
+  Result<Scenario> back = loadScenarioJson(saveScenarioJson(*s), "back.json");
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_EQ(back->events, s->events);
+}
+
+TEST(ScenarioJsonErrors, LimbLag) {
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": ["hand_k"]})")),
+              HasSubstr("events[0].slots[0]: unknown slot 'hand_k' (did you mean 'hand_l'?)"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": ["hand_l", "hand_l"]})")),
+              HasSubstr("events[0].slots[1]: 'hand_l' is already listed at events[0].slots[0]"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "slots": []})")),
+              HasSubstr("events[0].slots: must list at least one slot"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "weight": 0})")),
+              HasSubstr("events[0].weight"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 0, "type": "limb_lag", "wieght": 1})")),
+              HasSubstr("events[0]: unknown field 'wieght' for a 'limb_lag' event (did you mean 'weight'?)"));
+}
+
 TEST(ScenarioJsonErrors, OwnedBonesAndLookAt) {
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"animationOwnedBones": "Head"})")),
               HasSubstr("scenario.json: settings.animationOwnedBones: expected an array, got string 'Head'"));
@@ -249,6 +282,95 @@ TEST(ScenarioJsonErrors, OwnedBonesAndLookAt) {
   const std::string saved = saveScenarioJson(*plain);
   EXPECT_EQ(saved.find("lookAt"), std::string::npos);
   EXPECT_EQ(saved.find("animationOwnedBones"), std::string::npos);
+}
+
+// Props (issue 19): the hand, shape, mass and grip frames; grab / drop events naming a prop.
+TEST(ScenarioJson, PropsLoadRoundTripAndNameTheirErrors) {
+  const std::string sword = R"(, "props": [{"name": "sword", "bone": "RightHand",
+      "shape": {"type": "capsule", "radius": 0.02, "halfHeight": 0.35}, "mass": 1.5,
+      "handFromGrip": {"translation": [-0.07, 0, 0]},
+      "propFromGrip": {"rotation": [0.7071067811865476, 0.7071067811865475, 0, 0], "translation": [0, -0.25, 0]},
+      "friction": 0.5, "restitution": 0.1}], "settings": {"dropPropsAtDeath": false})";
+  Result<Scenario> s = loadScenarioJson(
+      withEvents(
+          R"({"time": 1, "type": "drop", "prop": "sword"}, {"time": 2, "type": "grab", "prop": "sword"})",
+          sword),
+      "scenario.json");
+  ASSERT_TRUE(s) << s.error();
+  ASSERT_EQ(s->props.size(), 1u);
+  const ScenarioProp& p = s->props[0];
+  EXPECT_EQ(p.bone, "RightHand");
+  EXPECT_EQ(p.shape.type, ShapeType::Capsule);
+  EXPECT_EQ(p.shape.halfHeight, 0.35);
+  EXPECT_EQ(p.mass, 1.5);
+  EXPECT_EQ(p.handFromGrip.translation, (Vec3{-0.07, 0.0, 0.0}));
+  EXPECT_EQ(p.propFromGrip.rotation.x, 0.7071067811865475);
+  EXPECT_EQ(p.restitution, 0.1);
+  EXPECT_FALSE(s->settings.dropPropsAtDeath);
+  EXPECT_EQ(s->events[0].type(), EventType::Drop);
+  EXPECT_EQ(std::get<ScenarioEvent::Grab>(s->events[1].payload).prop, "sword");
+  const PropDesc d = propDesc(p);
+  EXPECT_EQ(d.handBone, "RightHand");
+  EXPECT_EQ(d.mass, 1.5);
+  const std::string saved = saveScenarioJson(*s);
+  Result<Scenario> back = loadScenarioJson(saved, "scenario.json");
+  ASSERT_TRUE(back) << back.error() << "\n" << saved;
+  EXPECT_TRUE(*s == *back) << saved;
+  Scenario moved = *back;
+  moved.props[0].propFromGrip.translation.y = -0.2;
+  EXPECT_FALSE(*s == moved);
+
+  // Unknown fields name the object holding them, with a suggestion.
+  EXPECT_THAT(
+      errorOf(withEvents(
+          "",
+          R"(, "props": [{"name": "a", "bone": "H", "shape": {"type": "sphere", "radius": 0.1}, "mas": 1}])")),
+      HasSubstr("scenario.json: props[0]: unknown field 'mas' of a prop (did you mean 'mass'?)"));
+  EXPECT_THAT(
+      errorOf(withEvents(
+          "",
+          R"(, "props": [{"name": "a", "bone": "H", "shape": {"type": "capsule", "radius": 0.1, "halfHieght": 1}}])")),
+      HasSubstr("props[0].shape: unknown field 'halfHieght' of a capsule (did you mean 'halfHeight'?)"));
+  EXPECT_THAT(
+      errorOf(withEvents("", R"(, "props": [{"name": "a", "bone": "H", "shape": {"type": "cube"}}])")),
+      HasSubstr("props[0].shape.type: unknown value 'cube'"));
+  EXPECT_THAT(
+      errorOf(withEvents(
+          "",
+          R"(, "props": [{"name": "a", "bone": "H", "shape": {"type": "sphere", "radius": 0.1}, "handFromGrip": {"translaton": [0, 0, 0]}}])")),
+      HasSubstr(
+          "props[0].handFromGrip: unknown field 'translaton' of a frame (did you mean 'translation'?)"));
+  EXPECT_THAT(
+      errorOf(withEvents(
+          "",
+          R"(, "props": [{"name": "a", "bone": "H", "shape": {"type": "sphere", "radius": 0.1}, "propFromGrip": {"rotation": [1, 1, 0, 0]}}])")),
+      HasSubstr("props[0].propFromGrip.rotation: must be a unit quaternion"));
+  EXPECT_THAT(
+      errorOf(withEvents("", R"(, "props": [{"name": "a", "shape": {"type": "sphere", "radius": 0.1}}])")),
+      HasSubstr("props[0].bone: missing (required)"));
+  EXPECT_THAT(
+      errorOf(withEvents(
+          "",
+          R"(, "props": [{"name": "a", "bone": "H", "shape": {"type": "box", "halfExtents": [0.1, 0, 0.1]}}])")),
+      HasSubstr("props[0].shape.halfExtents[1]: must be > 0"));
+  EXPECT_THAT(errorOf(withEvents(
+                  "", R"(, "props": [{"name": "a", "bone": "H", "shape": {"type": "sphere", "radius": 0.1}},
+                                                    {"name": "a", "bone": "H", "shape": {"type": "sphere", "radius": 0.1}}])")),
+              HasSubstr("props[1].name: 'a' is already the name of props[0]"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 1, "type": "drop", "prop": "swrod"})", sword)),
+              HasSubstr("events[0].prop: no prop named 'swrod' in props (did you mean 'sword'?)"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 1, "type": "grab", "prop": "sword", "force": 1})", sword)),
+              HasSubstr("events[0]: unknown field 'force' for a 'grab' event"));
+  EXPECT_THAT(errorOf(withEvents(R"({"time": 1, "type": "drop"})", sword)),
+              HasSubstr("events[0].prop: missing (required)"));
+  // Absent: none, and nothing saved.
+  Result<Scenario> plain = loadScenarioJson(withEvents(""), "scenario.json");
+  ASSERT_TRUE(plain) << plain.error();
+  EXPECT_TRUE(plain->props.empty());
+  EXPECT_TRUE(plain->settings.dropPropsAtDeath);
+  const std::string none = saveScenarioJson(*plain);
+  EXPECT_EQ(none.find("props"), std::string::npos);
+  EXPECT_EQ(none.find("dropPropsAtDeath"), std::string::npos);
 }
 
 TEST(ScenarioJsonErrors, BadNesting) {
@@ -450,6 +572,60 @@ TEST(ScenarioFile, MissingFileIsAnError) {
   Result<Scenario> loaded = loadScenarioFile("/nonexistent/dir/s.json");
   ASSERT_FALSE(loaded);
   EXPECT_THAT(loaded.error(), HasSubstr("/nonexistent/dir/s.json: cannot open"));
+}
+
+}  // namespace
+}  // namespace handoff
+
+namespace handoff {
+namespace {
+
+// Issue 19: an `impulse` with "knockback": true (no body, no point), a `powered` event without
+// pins, and recovery.landing (the clip played after a landing on the feet) load, round-trip and
+// are checked like their neighbours.
+TEST(ScenarioJson, KnockbackUnpinnedPoweredAndLandingClip) {
+  const std::string text = withEvents(
+      R"({ "time": 0.2, "type": "powered", "pinned": false },
+         { "time": 0.5, "type": "impulse", "knockback": true, "impulse": [-300, 150, 0], "impulseSpace": "root" })",
+      R"(, "recovery": { "landing": { "name": "land", "startTime": 1.5, "speed": 0.5 } })");
+  Result<Scenario> s = loadScenarioJson(text, "kb.json");
+  ASSERT_TRUE(s) << s.error();
+  ASSERT_EQ(s->events.size(), 2u);
+  EXPECT_FALSE(std::get<ScenarioEvent::Powered>(s->events[0].payload).pinned);
+  const auto& k = std::get<ScenarioEvent::Impulse>(s->events[1].payload);
+  EXPECT_TRUE(k.knockback);
+  EXPECT_TRUE(k.body.empty());
+  EXPECT_EQ(k.impulse, Vec3(-300, 150, 0));
+  ASSERT_TRUE(s->recovery.landing.has_value());
+  EXPECT_EQ(s->recovery.landing->name, "land");
+  EXPECT_EQ(s->recovery.landing->startTime, 1.5);
+  EXPECT_EQ(s->recovery.landing->speed, 0.5);
+  Result<Scenario> back = loadScenarioJson(saveScenarioJson(*s), "kb.json");
+  ASSERT_TRUE(back) << back.error();
+  EXPECT_TRUE(*s == *back);
+  // Defaults: pinned (the hit reaction's pins), no knock-back, no landing clip.
+  Result<Scenario> plain = loadScenarioJson(withEvents(R"({ "time": 0.2, "type": "powered" })"), "p.json");
+  ASSERT_TRUE(plain) << plain.error();
+  EXPECT_TRUE(std::get<ScenarioEvent::Powered>(plain->events[0].payload).pinned);
+  EXPECT_FALSE(plain->recovery.landing.has_value());
+
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "knockback": true, "body": "chest",
+                                      "impulse": [1, 0, 0] })")),
+              HasSubstr("events[0].body: not allowed with \"knockback\": true"));
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "knockback": true, "point": [0, 0, 0],
+                                      "impulse": [1, 0, 0] })")),
+              HasSubstr("events[0].point: not allowed"));
+  EXPECT_THAT(
+      errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "knockback": "yes", "impulse": [1, 0, 0] })")),
+      HasSubstr("events[0].knockback"));
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.5, "type": "impulse", "impulse": [1, 0, 0] })")),
+              HasSubstr("events[0].body: missing (required)"));
+  EXPECT_THAT(errorOf(withEvents(R"({ "time": 0.2, "type": "powered", "pinned": 1 })")),
+              HasSubstr("events[0].pinned"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "recovery": { "landing": { "name": "x", "speed": -1 } })")),
+              HasSubstr("recovery.landing.speed"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "recovery": { "landing": { "name": "x", "pinned": true } })")),
+              HasSubstr("recovery.landing: unknown field 'pinned'"));
 }
 
 }  // namespace

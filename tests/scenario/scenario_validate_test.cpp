@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <cmath>
 #include <string>
 
@@ -112,6 +114,19 @@ TEST(ScenarioValidate, OwnedBonesAndLookAtBone) {
               HasSubstr("settings.animationOwnedBones[0]: 'Hips' is the skeleton's root"));
   EXPECT_THAT(validationError(load(R"(, "lookAt": {"bone": "head", "target": [0, 1, 2]})")),
               HasSubstr("lookAt.bone: no bone named 'head'"));
+}
+
+// A prop's hand: a bone of the skeleton (the Character finds the body on it or above it).
+TEST(ScenarioValidate, PropBone) {
+  const char* prop =
+      R"(, "props": [{"name": "sword", "bone": "%s", "shape": {"type": "sphere", "radius": 0.1}}])";
+  char text[200];
+  std::snprintf(text, sizeof text, prop, "LeftHand");
+  Status good = validateScenarioAgainst(load(text), tiny());
+  EXPECT_TRUE(good) << good.error();
+  std::snprintf(text, sizeof text, prop, "LeftHnd");
+  EXPECT_THAT(validationError(load(text)),
+              HasSubstr("scenario.json: props[0].bone: no bone named 'LeftHnd' (did you mean 'LeftHand'?)"));
 }
 
 TEST(ScenarioValidate, UnknownClip) {
