@@ -439,6 +439,7 @@ struct BodySlot {
   btVector3 boundingCentre{0.0, 0.0, 0.0};
   btScalar boundingRadius = 0.0;
   btScalar breakingThreshold = 0.0;
+  int worldGroup = 0;  // the collision group it was added to Bullet's world with (addToWorld)
 };
 
 struct JointSlot {
@@ -539,6 +540,9 @@ class BulletWorld final : public PhysicsWorld {
                       std::uint32_t mask) const override;
   double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
   int contactCount(BodyId body) const override;
+  /// closestPoints against the static planes alone (planesInWorld_).
+  int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex, std::uint32_t mask,
+                  std::span<SurfacePoint> out) const;
   int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
                     std::span<SurfacePoint> out) const override;
 
@@ -590,6 +594,10 @@ class BulletWorld final : public PhysicsWorld {
 
   std::vector<BodySlot> bodies_;
   std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
+  // closestPoints: the static planes in Bullet's world (slot indices, in the order added) and,
+  // per collision-group bit, how many other bodies are in it.
+  std::vector<std::uint32_t> planesInWorld_;
+  int othersInWorld_[32] = {};
   std::vector<std::uint32_t> freeBodies_;
   int liveBodies_ = 0;
   std::vector<JointSlot> joints_;
@@ -898,10 +906,24 @@ void BulletWorld::applyMotionType(BodySlot& slot, MotionType motion) {
 }
 
 void BulletWorld::addToWorld(BodySlot& slot) {
-  world_->addRigidBody(slot.body.get(), toGroup(slot.filter.layer), toGroup(slot.filter.mask));
+  slot.worldGroup = toGroup(slot.filter.layer);
+  world_->addRigidBody(slot.body.get(), slot.worldGroup, toGroup(slot.filter.mask));
+  if (slot.shape->getShapeType() == STATIC_PLANE_PROXYTYPE) {
+    planesInWorld_.push_back(static_cast<std::uint32_t>(&slot - bodies_.data()));
+  } else {
+    for (int bit = 0; bit < 32; ++bit) othersInWorld_[bit] += (slot.worldGroup >> bit) & 1;
+  }
 }
 
-void BulletWorld::removeFromWorld(BodySlot& slot) { world_->removeRigidBody(slot.body.get()); }
+void BulletWorld::removeFromWorld(BodySlot& slot) {
+  world_->removeRigidBody(slot.body.get());
+  if (slot.shape->getShapeType() == STATIC_PLANE_PROXYTYPE) {
+    const auto index = static_cast<std::uint32_t>(&slot - bodies_.data());
+    planesInWorld_.erase(std::find(planesInWorld_.begin(), planesInWorld_.end(), index));
+  } else {
+    for (int bit = 0; bit < 32; ++bit) othersInWorld_[bit] -= (slot.worldGroup >> bit) & 1;
+  }
+}
 
 BodyId BulletWorld::addGroundPlane(const Vec3& normal, double offset, double friction) {
   const double len = glm::length(normal);
@@ -1935,6 +1957,17 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
                                std::uint32_t mask, std::span<SurfacePoint> out) const {
   HANDOFF_BODY_OR_RETURN(slot, id, 0);
   if (out.empty() || !isFinite(worldFromBody) || !(maxDistance >= 0.0) || !finite(maxDistance)) return 0;
+  // Only static planes to ask (the usual ground): what contactTest would report, without its
+  // broadphase query and algorithm per plane.
+  const btCollisionShape& shape = *slot->body->getCollisionShape();
+  bool othersToAsk = false;
+  for (int bit = 0; bit < 32; ++bit) {
+    if (((toGroup(mask) >> bit) & 1) == 0) continue;
+    const int self = slot->enabled && ((slot->worldGroup >> bit) & 1) != 0 ? 1 : 0;
+    othersToAsk = othersToAsk || othersInWorld_[bit] - self > 0;
+  }
+  if (!othersToAsk && btBroadphaseProxy::isConvex(shape.getShapeType()))
+    return planePoints(static_cast<const btConvexShape&>(shape), toBt(worldFromBody), mask, out);
   // A probe with the body's shape at the asked pose; contactTest reports points up to
   // m_closestDistanceThreshold apart among the pairs whose bounding boxes overlap (an infinite
   // plane always does; a box or step must be within the shape's collision margin).
@@ -1979,11 +2012,53 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   callback.m_collisionFilterGroup = -1;  // only the query's mask filters
   callback.m_collisionFilterMask = toGroup(mask);
   callback.m_closestDistanceThreshold = maxDistance;
-  // The plane test reports points up to the manifold's breaking threshold beyond maxDistance.
+  // The plane test reports points up to the manifold's breaking threshold (beyond maxDistance).
   callback.sphereCentre = probe.getWorldTransform() * slot->boundingCentre;
   callback.sphereReach = slot->boundingRadius + maxDistance + slot->breakingThreshold + 1e-6;
   world_->contactTest(&probe, callback);
   return callback.count;
+}
+
+int BulletWorld::planePoints(const btConvexShape& convex, const btTransform& worldFromConvex,
+                             std::uint32_t mask, std::span<SurfacePoint> out) const {
+  // btConvexPlaneCollisionAlgorithm::processCollision for the pair (probe, plane), as contactTest
+  // runs it (btSingleContactCallback, the closest-point algorithm, btBridgedManifoldResult): the
+  // convex shape's support point toward the plane, reported while it is nearer than the pair's
+  // manifold breaking threshold (Bullet 3.24's plane test does not read the query's distance).
+  // The probe is no rigid body, so SpeculativeDispatcher widens nothing; with the default
+  // collision configuration's perturbation threshold (0) there are no perturbed points.
+  int count = 0;
+  for (const std::uint32_t index : planesInWorld_) {
+    const BodySlot& plane = bodies_[index];
+    // ContactResultCallback::needsCollision with the query's group -1 and mask.
+    if ((plane.worldGroup & toGroup(mask)) == 0 || toGroup(plane.filter.mask) == 0) continue;
+    if (count >= static_cast<int>(out.size())) break;
+    const auto& planeShape = static_cast<const btStaticPlaneShape&>(*plane.shape);
+    const btScalar threshold =
+        (dispatcher_->getDispatcherFlags() &
+         btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD)
+            ? btMin(contactBreakingThreshold(convex), contactBreakingThreshold(planeShape))
+            : gContactBreakingThreshold;
+    const btTransform& worldFromPlane = plane.body->getWorldTransform();
+    const btVector3& planeNormal = planeShape.getPlaneNormal();
+    const btScalar& planeConstant = planeShape.getPlaneConstant();
+    btTransform planeInConvex;
+    planeInConvex = worldFromConvex.inverse() * worldFromPlane;
+    btTransform convexInPlane;
+    convexInPlane = worldFromPlane.inverse() * worldFromConvex;
+    const btVector3 vtx = convex.localGetSupportingVertex(planeInConvex.getBasis() * -planeNormal);
+    const btVector3 vtxInPlane = convexInPlane(vtx);
+    const btScalar distance = (planeNormal.dot(vtxInPlane) - planeConstant);
+    if (!(distance < threshold)) continue;
+    const btVector3 vtxInPlaneProjected = vtxInPlane - distance * planeNormal;
+    const btVector3 pointOnPlane = worldFromPlane * vtxInPlaneProjected;
+    const btVector3 normalOnPlane = worldFromPlane.getBasis() * planeNormal;
+    SurfacePoint& p = out[static_cast<size_t>(count++)];
+    p.point = fromBt(pointOnPlane + normalOnPlane * distance);  // btBridgedManifoldResult's point on A
+    p.normal = fromBt(normalOnPlane);
+    p.distance = distance;
+  }
+  return count;
 }
 
 BulletObjectCounts BulletWorld::objectCounts() const {
