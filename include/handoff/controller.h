@@ -608,8 +608,11 @@ class Character {
   void startGather(const GetUpClip& clip);
   void gatherPostStep(double dt);
   void stopGather();
-  /// Sets (on) or removes (off) the passive joint dampers of the full ragdoll.
+  /// Sets (on) or removes (off) the passive joint dampers of the full ragdoll (MotorOwner::Damper).
   void setRagdollDampers(bool on);
+  /// The implicit servos toward `targets` (per joint) on the motors `owner` holds.
+  void driveMotors(MotorOwner owner, std::span<const Quat> targets, std::span<const Vec3> targetVelocities,
+                   std::span<const double> weights);
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);
@@ -686,7 +689,6 @@ class Character {
   bool gatherRolledOver_ = false;  ///< This fall's gather rolled the body over: no gather again.
   double sideWait_ = 0.0;          ///< Time settled on its side (facing hold band). [s]
   std::vector<DriveJoint> driveJoints_;
-  std::vector<JointId> engineJoints_;
   std::vector<Quat> bodyTargets_, jointTargets_;
   std::vector<double> driveWeights_;
 

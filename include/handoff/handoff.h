@@ -357,8 +357,20 @@ Status createRagdollBodies(PhysicsWorld& world, const RagdollAsset& asset, Motio
                            std::span<const Transform> worldFromBodies, std::span<BodyId> bodies,
                            std::span<JointId> joints, bool enabled = true);
 
+/// Who writes a ragdoll joint's engine motor (PhysicsWorld::setJointMotor). Each joint's motor has
+/// at most one owner at a time, arbitrated by its Ragdoll (Ragdoll::acquireMotors,
+/// releaseMotors); a motor without an owner is off.
+enum class MotorOwner : std::uint8_t {
+  None,
+  Damper,  ///< The full ragdoll's passive joint dampers (CharacterSettings::ragdollJointDamping).
+  Gather,  ///< The pre-get-up gather's servos (GatherSettings).
+  Drive,   ///< Powered mode's implicit drive (DriveSolver::Implicit).
+};
+const char* motorOwnerName(MotorOwner owner);
+
 /// One character's ragdoll in one PhysicsWorld: owns its bodies, joints and capsule (destroyed
-/// with it). Non-copyable. Bodies start kinematic at the animated pose (Authority::Animation).
+/// with it). Non-copyable. Every engine write to those goes through it: the bodies' states, the
+/// capsule's pose and each joint's motor (whose one owner it arbitrates). Bodies start kinematic at the animated pose (Authority::Animation).
 class Ragdoll {
  public:
   /// `skeleton` is the one the asset was built for (its rest pose is the bind pose); `models`
@@ -487,6 +499,41 @@ class Ragdoll {
   /// Restores the asset's collision filters on kinematic limbs (after a non-blocking phase).
   void setBlocking(bool blocking);
 
+  // --- Joint motors: one owner per joint (MotorOwner) ---
+  /// Gives every joint's motor to `owner` (not None). Refused (false, nothing changes, counted in
+  /// refusedMotorRequests()) while any joint's motor belongs to another owner: that one releases
+  /// it first. True when `owner` holds them already. [step-safe]
+  bool acquireMotors(MotorOwner owner);
+  /// Switches off (PhysicsWorld::setJointMotor with a disabled motor) and frees every motor that
+  /// `owner` holds; no effect on the others'. [step-safe]
+  void releaseMotors(MotorOwner owner);
+  /// Writes joint `index`'s engine motor for `owner`. Refused (false, nothing written, counted in
+  /// refusedMotorRequests()) unless `owner` holds that motor. [step-safe]
+  bool setJointMotor(int index, MotorOwner owner, const JointMotorSettings& motor);
+  MotorOwner motorOwner(int index) const { return motorOwners_[static_cast<size_t>(index)]; }
+  /// Whether joint `index`'s engine motor is on (the last write enabled it).
+  bool motorEnabled(int index) const { return motorOn_[static_cast<size_t>(index)] != 0; }
+  /// Acquisitions and writes refused since creation: 0 unless two writers competed.
+  int refusedMotorRequests() const { return refusedMotorRequests_; }
+
+  // --- Body and capsule writes ---
+  /// Puts every body at worldFromBodies[b] (bodyCount() poses) at rest, re-enables any the engine
+  /// disabled and makes every joint forget its cached impulses: the reset after a physics fault.
+  /// [step-safe]
+  void resetBodies(std::span<const Transform> worldFromBodies);
+  /// Moves every body not on the animation rigidly by `jump` (worldFromNewRoot *
+  /// inverse(worldFromOldRoot)), its velocities turned with it: a teleport carrying the physics.
+  /// [step-safe]
+  void carryDynamicBodies(const Transform& jump);
+  /// An impulse on body `index` at `worldPoint`. [N s] [m] [step-safe]
+  void applyImpulse(int index, const Vec3& impulse, const Vec3& worldPoint);
+  /// Wakes every body (sleeping bodies take no motor or impulse). [step-safe]
+  void wakeBodies();
+  /// The capsule at `worldFromCapsule` now (no velocity), or moved there over the next step of
+  /// `dt` as a kinematic move. [step-safe]
+  void placeCapsule(const Transform& worldFromCapsule);
+  void moveCapsule(const Transform& worldFromCapsule, double dt);
+
  private:
   Ragdoll(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset);
   void setJointsForPose(HandoffRecord& record, std::span<const std::uint8_t> mask);
@@ -525,6 +572,9 @@ class Ragdoll {
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
   int suspendedCount_ = 0;
   bool internalCollisions_ = true;
+  std::vector<MotorOwner> motorOwners_;  // per joint
+  std::vector<std::uint8_t> motorOn_;    // per joint: the last motor written was enabled
+  int refusedMotorRequests_ = 0;
   bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
                      const Vec3& velocityA, const Vec3& velocityB) const;
   void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_

@@ -177,8 +177,6 @@ Result<std::unique_ptr<Character>> Character::create(
   c->bodyPoses_.resize(asset->bodies.size());
   c->transitionScratch_.resize(skeleton.jointCount());
   c->driveJoints_ = driveJointsFromAsset(*asset);
-  for (int j = 0; j < static_cast<int>(asset->joints.size()); ++j)
-    c->engineJoints_.push_back(c->ragdoll_->joint(j));
   c->bodyTargets_.resize(asset->bodies.size());
   c->jointTargets_.resize(asset->joints.size());
   c->driveWeights_.resize(asset->joints.size());
@@ -455,15 +453,7 @@ bool Character::containPhysicsFault() {
   }
   // Back to the last valid step's poses, at rest (restoring the velocities could replay the
   // blow-up); joints forget their cached impulses.
-  for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
-    const BodyId id = ragdoll_->body(b);
-    world_->setTransform(id, lastValidPoses_[static_cast<size_t>(b)]);
-    world_->setLinearVelocity(id, Vec3{0.0});
-    world_->setAngularVelocity(id, Vec3{0.0});
-    if (!world_->isEnabled(id)) world_->setEnabled(id, true);
-  }
-  for (size_t j = 0; j < asset_->joints.size(); ++j)
-    world_->resetWarmStart(ragdoll_->joint(static_cast<int>(j)));
+  ragdoll_->resetBodies(lastValidPoses_);
   settle_.reset();
   ++faults_;
   event("fault", "body '" + asset_->bodies[static_cast<size_t>(bad)].name +
@@ -506,20 +496,32 @@ const HandoffRecord& Character::goRagdoll(const AnimationInput* denseSample) {
 }
 
 void Character::setRagdollDampers(bool on) {
+  if (!on) {
+    ragdoll_->releaseMotors(MotorOwner::Damper);
+    return;
+  }
   const double rate = settings_.ragdollJointDamping;
-  if (on && !(rate > 0.0 && std::isfinite(rate))) return;
+  if (!(rate > 0.0 && std::isfinite(rate)) || !ragdoll_->acquireMotors(MotorOwner::Damper)) return;
   for (size_t j = 0; j < asset_->joints.size(); ++j) {
-    JointMotorSettings motor;  // disabled
-    if (on) {
-      const JointDef& def = asset_->joints[j];
-      const BodyDef& child = asset_->bodies[static_cast<size_t>(def.childBody)];
-      const double lever = glm::length(def.bodyBFromJoint.translation);
-      const double inertia =
-          std::max({child.inertia.x, child.inertia.y, child.inertia.z}) + child.mass * lever * lever;
-      motor.enabled = true;
-      motor.damping = Vec3{rate * inertia};  // no stiffness, no target rate: a pure damper
-    }
-    world_->setJointMotor(ragdoll_->joint(static_cast<int>(j)), motor);
+    const JointDef& def = asset_->joints[j];
+    const BodyDef& child = asset_->bodies[static_cast<size_t>(def.childBody)];
+    const double lever = glm::length(def.bodyBFromJoint.translation);
+    const double inertia =
+        std::max({child.inertia.x, child.inertia.y, child.inertia.z}) + child.mass * lever * lever;
+    JointMotorSettings motor;
+    motor.enabled = true;
+    motor.damping = Vec3{rate * inertia};  // no stiffness, no target rate: a pure damper
+    (void)ragdoll_->setJointMotor(static_cast<int>(j), MotorOwner::Damper, motor);
+  }
+}
+
+void Character::driveMotors(MotorOwner owner, std::span<const Quat> targets,
+                            std::span<const Vec3> targetVelocities, std::span<const double> weights) {
+  for (size_t j = 0; j < driveJoints_.size(); ++j) {
+    (void)ragdoll_->setJointMotor(
+        static_cast<int>(j), owner,
+        implicitMotorSettings(driveJoints_[j], targets[j], weights.empty() ? 1.0 : weights[j],
+                              targetVelocities.empty() ? Vec3{0.0} : targetVelocities[j]));
   }
 }
 
@@ -571,7 +573,7 @@ Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldP
     if (Status s = setBodyWeights(weights, drives); !s) return s;
   }
   if (state_ == CharacterState::Powered) settledFor_ = 0.0;
-  world_->applyLinearImpulse(ragdoll_->body(body), impulse, worldPoint);
+  ragdoll_->applyImpulse(body, impulse, worldPoint);
   externalForce_ = true;
   event("impulse",
         format("%.0f N s on ", glm::length(impulse)) + asset_->bodies[static_cast<size_t>(body)].name);
@@ -664,9 +666,17 @@ void Character::startGather(const GetUpClip& clip) {
   gathering_ = true;
   gatherTime_ = 0.0;
   gatherFacing_ = facing_.candidate();
-  for (int b = 0; b < ragdoll_->bodyCount(); ++b) world_->wake(ragdoll_->body(b));
+  ragdoll_->wakeBodies();
   std::fill(driveWeights_.begin(), driveWeights_.end(), 0.0);
-  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_);
+  // The servos take the joints' motors from the passive dampers for the gather.
+  setRagdollDampers(false);
+  if (!ragdoll_->acquireMotors(MotorOwner::Gather)) {
+    gathering_ = false;
+    event("gather", std::string("refused: the joint motors are held by ") +
+                        motorOwnerName(ragdoll_->motorOwner(0)));
+    return;
+  }
+  driveMotors(MotorOwner::Gather, jointTargets_, {}, driveWeights_);
   event("gather",
         std::string(facingName(gatherFacing_)) + " clip: servos pull the limbs toward its first frame");
 }
@@ -692,12 +702,12 @@ void Character::gatherPostStep(double dt) {
   }
   const double ramp = settings_.gather.rampTime > 0.0 ? settings_.gather.rampTime : settings_.gather.duration;
   std::fill(driveWeights_.begin(), driveWeights_.end(), std::clamp(gatherTime_ / ramp, 0.0, 1.0));
-  applyImplicitDrive(*world_, engineJoints_, driveJoints_, jointTargets_, driveWeights_);
+  driveMotors(MotorOwner::Gather, jointTargets_, {}, driveWeights_);
 }
 
 void Character::stopGather() {
   if (!gathering_) return;
-  disableImplicitDrive(*world_, engineJoints_);
+  ragdoll_->releaseMotors(MotorOwner::Gather);
   gathering_ = false;
   if (state_ == CharacterState::Ragdoll) setRagdollDampers(true);  // back to the passive ragdoll
 }
@@ -744,6 +754,7 @@ bool Character::tryStartRecovery(double dt) {
                                    settings_.transition, transitionScratch_);
   record.transition = transitionPlan_;
   // Authority switch in one write phase: limbs kinematic and non-blocking, capsule on.
+  setRagdollDampers(false);
   ragdoll_->makeAnimated(/*blocking=*/false);
   // The first kinematic sample is the captured (fallen) pose on the new root: the bodies stay
   // where they lie, the capsule goes onto the planned root at once, and a cancel from the next
@@ -752,8 +763,7 @@ bool Character::tryStartRecovery(double dt) {
   (void)ragdoll_->setAnimatedPose(time_, recoveryRoot_, scratchModels_, false, dt);
   // The capsule stands on the planned root, the spot the planner found free, for the whole
   // recovery (not over the fallen pelvis, which may lie against a wall).
-  world_->setTransform(ragdoll_->capsule(),
-                       capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin));
+  ragdoll_->placeCapsule(capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin));
   state_ = CharacterState::Recovering;
   record.startTime = time_;
   record.worldFromRoot = recoveryRoot_;
@@ -783,8 +793,7 @@ void Character::recoveringPreStep(double dt) {
   keepAnimationOwned(physicsLocals_);
   localToModel(skeleton_, physicsLocals_, scratchModels_);
   (void)ragdoll_->setAnimatedPose(time_ + dt, recoveryRoot_, scratchModels_, false, dt);
-  world_->moveKinematic(ragdoll_->capsule(),
-                        capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin), dt);
+  ragdoll_->moveCapsule(capsuleOnRoot(recoveryRoot_, asset_->capsule, settings_.stand.skin), dt);
 }
 
 void Character::recoveringPostStep(double dt) {
@@ -860,9 +869,7 @@ void Character::carryWithRoot(const Transform& jump) {
     world_->setLinearVelocity(body, jump.rotation * world_->linearVelocity(body));
     world_->setAngularVelocity(body, jump.rotation * world_->angularVelocity(body));
   };
-  for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
-    if (ragdoll_->authority(b) != Authority::Animation) carry(ragdoll_->body(b));
-  }
+  ragdoll_->carryDynamicBodies(jump);
   for (int p = 0; p < propCount(); ++p) {
     if (propHeld(p) && world_->motionType(propBody(p)) == MotionType::Dynamic) carry(propBody(p));
   }

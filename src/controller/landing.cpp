@@ -160,8 +160,7 @@ bool Character::tryLand() {
     std::fill(bodyWeights_.begin(), bodyWeights_.end(), 0.0);
     state_ = CharacterState::Animated;
   }
-  world_->setTransform(ragdoll_->capsule(),
-                       capsuleOnRoot(plan.worldFromRoot, asset_->capsule, settings_.stand.skin));
+  ragdoll_->placeCapsule(capsuleOnRoot(plan.worldFromRoot, asset_->capsule, settings_.stand.skin));
   // The display leaves the landed pose through the get-up's exit blend from the next step on.
   exitRoot_ = plan.worldFromRoot;
   exitPending_ = std::isfinite(settings_.recoveryExitBlend) && settings_.recoveryExitBlend > 0.0;
@@ -206,10 +205,10 @@ Status Character::knockBack(const Vec3& impulse) {
   double total = 0.0;
   for (int b = 0; b < ragdoll_->bodyCount(); ++b) total += world_->mass(ragdoll_->body(b));
   if (!(total > 0.0)) return Error{"knockback: the ragdoll has no mass"};
+  ragdoll_->wakeBodies();
   for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
     const BodyId id = ragdoll_->body(b);
-    world_->wake(id);
-    world_->applyLinearImpulse(id, impulse * (world_->mass(id) / total), world_->transform(id).translation);
+    ragdoll_->applyImpulse(b, impulse * (world_->mass(id) / total), world_->transform(id).translation);
   }
   externalForce_ = true;
   event("knockback", format("%.0f N s over %.1f kg: %.2f m/s", glm::length(impulse), total,

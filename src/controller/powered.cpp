@@ -109,6 +109,11 @@ Status Character::goPowered(const PoweredSettings& settings) {
   if (std::none_of(weights.begin(), weights.end(), [](double w) { return w > 0.0; }))
     return Error{"powered: no body has a physics weight > 0"};
 
+  // The implicit drive needs every joint's motor (nothing else holds one while animated).
+  if (settings.solver == DriveSolver::Implicit && !ragdoll_->acquireMotors(MotorOwner::Drive)) {
+    return Error{std::string("powered: the joint motors are held by ") +
+                 motorOwnerName(ragdoll_->motorOwner(0))};
+  }
   const bool wasPowered = state_ == CharacterState::Powered;
   // Before the commit, so that it suspends no pair when internal collisions are off and records
   // the setting (HandoffRecord::internalCollisions).
@@ -117,6 +122,7 @@ Status Character::goPowered(const PoweredSettings& settings) {
     for (size_t b = 0; b < n; ++b) physicsMask_[b] = weights[b] > 0.0 ? 1 : 0;
     HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
     if (!record.committed) {
+      ragdoll_->releaseMotors(MotorOwner::Drive);
       event("refused", "powered: handoff abandoned: " + record.failure);
       const std::string why = record.failure;
       recordCommit(std::move(record));
@@ -173,9 +179,7 @@ Status Character::goPowered(const PoweredSettings& settings) {
   if (!pins.empty()) pins_ = std::make_unique<PinApplier>(*world_, pinBodies, pinGains);
 
   if (settings.solver == DriveSolver::Explicit) {
-    std::vector<JointId> engineJoints(driveJoints_.size());
-    for (size_t j = 0; j < driveJoints_.size(); ++j) engineJoints[j] = ragdoll_->joint(static_cast<int>(j));
-    disableImplicitDrive(*world_, engineJoints);
+    ragdoll_->releaseMotors(MotorOwner::Drive);  // from the implicit solver: the servos go off
     drive_->setEnabled(true);
     (void)drive_->setStabilityLimit(settings.stabilityLimit);
     drive_->setEndOfSubstepLaw(settings.endOfSubstepLaw);
@@ -307,8 +311,7 @@ void Character::updateDriveTargets(double dt) {
     (void)drive_->setTargets(poweredTargets_, jointTargetVelocities_);
     for (size_t j = 0; j < nj; ++j) (void)drive_->setWeight(static_cast<int>(j), jointWeights_[j]);
   } else {
-    applyImplicitDrive(*world_, engineJoints_, driveJoints_, poweredTargets_, jointTargetVelocities_,
-                       jointWeights_);
+    driveMotors(MotorOwner::Drive, poweredTargets_, jointTargetVelocities_, jointWeights_);
   }
   if (pins_) {
     for (size_t p = 0; p < powered_.pins.size(); ++p) {
@@ -438,7 +441,7 @@ void Character::leavePowered() {
   world_->removeSubstepListener(&listeners_);
   listeners_.clear();
   drive_->setEnabled(false);
-  if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
+  ragdoll_->releaseMotors(MotorOwner::Drive);
   if (pins_) pins_->setEnabled(false);
   // One write phase: every body kinematic on the animation, blocking, the capsule on, internal
   // collisions back to the asset's default (the next full ragdoll self-collides).
@@ -458,7 +461,7 @@ bool Character::poweredToRagdoll() {
   world_->removeSubstepListener(&listeners_);
   listeners_.clear();
   drive_->setEnabled(false);
-  if (powered_.solver == DriveSolver::Implicit) disableImplicitDrive(*world_, engineJoints_);
+  ragdoll_->releaseMotors(MotorOwner::Drive);
   if (pins_) pins_->setEnabled(false);
   // A full ragdoll self-collides (PuppetMaster switches internal collisions on at death): limbs
   // that passed into each other while powered stay apart from each other until they separate.

@@ -403,6 +403,8 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
       r->breakableJoints_.push_back(jointIndex);
   }
   r->broken_.assign(r->joints_.size(), 0);
+  r->motorOwners_.assign(r->joints_.size(), MotorOwner::None);
+  r->motorOn_.assign(r->joints_.size(), 0);
   r->breaks_.reserve(r->breakableJoints_.size());
   BodyDesc capsule;
   capsule.shape.type = ShapeType::Capsule;
@@ -1064,6 +1066,83 @@ int Ragdoll::updateBreaks(double stepEndTime, double dt) {
     ++count;
   }
   return count;
+}
+
+const char* motorOwnerName(MotorOwner owner) {
+  switch (owner) {
+    case MotorOwner::None: return "none";
+    case MotorOwner::Damper: return "damper";
+    case MotorOwner::Gather: return "gather";
+    case MotorOwner::Drive: return "drive";
+  }
+  return "?";
+}
+
+bool Ragdoll::acquireMotors(MotorOwner owner) {
+  assert(owner != MotorOwner::None && "acquireMotors: no owner");
+  for (const MotorOwner held : motorOwners_) {
+    if (held != MotorOwner::None && held != owner) {
+      ++refusedMotorRequests_;
+      return false;
+    }
+  }
+  std::fill(motorOwners_.begin(), motorOwners_.end(), owner);
+  return true;
+}
+
+void Ragdoll::releaseMotors(MotorOwner owner) {
+  for (size_t j = 0; j < motorOwners_.size(); ++j) {
+    if (motorOwners_[j] != owner || owner == MotorOwner::None) continue;
+    world_->setJointMotor(joints_[j], JointMotorSettings{});
+    motorOn_[j] = 0;
+    motorOwners_[j] = MotorOwner::None;
+  }
+}
+
+bool Ragdoll::setJointMotor(int index, MotorOwner owner, const JointMotorSettings& motor) {
+  const size_t j = static_cast<size_t>(index);
+  if (owner == MotorOwner::None || motorOwners_[j] != owner) {
+    ++refusedMotorRequests_;
+    return false;
+  }
+  world_->setJointMotor(joints_[j], motor);
+  motorOn_[j] = motor.enabled ? 1 : 0;
+  return true;
+}
+
+void Ragdoll::resetBodies(std::span<const Transform> worldFromBodies) {
+  assert(static_cast<int>(worldFromBodies.size()) == bodyCount() && "resetBodies: one pose per body");
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    world_->setTransform(bodies_[b], worldFromBodies[b]);
+    world_->setLinearVelocity(bodies_[b], Vec3{0.0});
+    world_->setAngularVelocity(bodies_[b], Vec3{0.0});
+    if (!world_->isEnabled(bodies_[b])) world_->setEnabled(bodies_[b], true);
+  }
+  for (const JointId joint : joints_) world_->resetWarmStart(joint);
+}
+
+void Ragdoll::carryDynamicBodies(const Transform& jump) {
+  for (size_t b = 0; b < bodies_.size(); ++b) {
+    if (authority_[b] == Authority::Animation) continue;
+    const BodyId body = bodies_[b];
+    world_->setTransform(body, jump * world_->transform(body));
+    world_->setLinearVelocity(body, jump.rotation * world_->linearVelocity(body));
+    world_->setAngularVelocity(body, jump.rotation * world_->angularVelocity(body));
+  }
+}
+
+void Ragdoll::applyImpulse(int index, const Vec3& impulse, const Vec3& worldPoint) {
+  world_->applyLinearImpulse(bodies_[static_cast<size_t>(index)], impulse, worldPoint);
+}
+
+void Ragdoll::wakeBodies() {
+  for (const BodyId body : bodies_) world_->wake(body);
+}
+
+void Ragdoll::placeCapsule(const Transform& worldFromCapsule) { world_->setTransform(capsule_, worldFromCapsule); }
+
+void Ragdoll::moveCapsule(const Transform& worldFromCapsule, double dt) {
+  world_->moveKinematic(capsule_, worldFromCapsule, dt);
 }
 
 void Ragdoll::makeAnimated(bool blocking) {

@@ -170,6 +170,21 @@ TEST(StateMachineModel, RandomGameEventsKeepEveryInvariant) {
         ASSERT_TRUE(isFinite(world->transform(body)) && isFinite(world->linearVelocity(body)))
             << "character " << k << " body " << b << " frame " << frame;
       }
+      // Every joint motor has at most one writer, and the one the state allows: the dampers or
+      // the gather's servos in Ragdoll, the implicit drive while Powered, none otherwise. A motor
+      // is on only while someone owns it, and no writer was ever refused.
+      ASSERT_EQ(ch.ragdoll().refusedMotorRequests(), 0) << "character " << k << " frame " << frame;
+      for (int j = 0; j < static_cast<int>(ch.ragdoll().asset().joints.size()); ++j) {
+        const MotorOwner owner = ch.ragdoll().motorOwner(j);
+        const bool allowed =
+            owner == MotorOwner::None ||
+            (after == CharacterState::Ragdoll && (owner == MotorOwner::Damper || owner == MotorOwner::Gather)) ||
+            (after == CharacterState::Powered && owner == MotorOwner::Drive);
+        ASSERT_TRUE(allowed) << "character " << k << " frame " << frame << " joint " << j << ": "
+                             << motorOwnerName(owner) << " while " << characterStateName(after);
+        ASSERT_TRUE(owner != MotorOwner::None || !ch.ragdoll().motorEnabled(j))
+            << "character " << k << " frame " << frame << " joint " << j << ": a motor on with no owner";
+      }
     }
     // At most one listener per character, none from a character that is gone.
     ASSERT_LE(world->substepListenerCount(), kMembers) << "frame " << frame;
