@@ -345,6 +345,22 @@ struct JointBreak {
   double torque = 0.0;  ///< Constraint torque about the anchor over that substep. [N m]
 };
 
+/// Creates the engine bodies and joints of a ragdoll asset in `world`: the one construction path
+/// of ragdoll bodies (Ragdoll::create and the crowd's pooled ragdolls both use it). Body b gets
+/// asset body b's shape, mass, inertia, collision filter and material (friction, rolling
+/// friction, restitution, linear and angular damping), the motion type `motion` and the pose
+/// worldFromBodies[b]; then joint j is jointDescFor(asset.joints[j], bodies). `enabled` false
+/// takes each body out of the simulation (PhysicsWorld::setEnabled) right after creating it, before
+/// the joints: a pooled ragdoll, which enabling its bodies later puts into the simulation, joints
+/// included. `worldFromBodies` and `bodies` have asset.bodies.size() elements, `joints`
+/// asset.joints.size(). All or nothing:
+/// on an error (naming the body or joint, or the sizes) whatever it created is destroyed and
+/// every id is left invalid. The caller owns what it created (destroy joints, then bodies).
+/// Allocates (engine objects): not inside a physics step. Thread-safety: that of `world`.
+Status createRagdollBodies(PhysicsWorld& world, const RagdollAsset& asset, MotionType motion,
+                           std::span<const Transform> worldFromBodies, std::span<BodyId> bodies,
+                           std::span<JointId> joints, bool enabled = true);
+
 /// Who writes a ragdoll joint's engine motor (PhysicsWorld::setJointMotor). Each joint's motor has
 /// at most one owner at a time, arbitrated by its Ragdoll (Ragdoll::acquireMotors,
 /// releaseMotors); a motor without an owner is off.
