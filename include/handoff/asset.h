@@ -58,7 +58,7 @@ Slot parentSlot(Slot slot);
 /// A builder, mapper, loader or validator finding.
 struct Finding {
   enum class Severity : std::uint8_t { Info, Warning, Error };
-  Severity severity = Severity::Warning;
+  Severity severity = Severity::Warning;  ///< [default Warning]
   /// Stable identifier. Validator: "overlap", "adjacent_overlap", "anchor_mismatch", "mass_ratio",
   /// "extreme_mass", "invalid_mass", "limit_excludes_bind", "limit_range", "free_axis", "degenerate_shape",
   /// "degenerate_frame", "invalid_drive", "invalid_material", "bad_topology",
@@ -118,7 +118,7 @@ struct HumanoidMapReport {
 struct MapInputs {
   std::vector<HumanoidBone> fileHumanoid;  ///< ImportedAsset::humanoidBones (VRM humanBones).
   std::optional<std::string> userJson;     ///< A map file's text (mapHumanoidFromJson's format).
-  std::string userSource = "map";          ///< The map file's name in messages.
+  std::string userSource = "map";          ///< The map file's name in messages. [default "map"]
 };
 
 /// The map with its report: the user's slots first, then the file's humanoid bones (when they
@@ -160,11 +160,12 @@ struct JointPreset {
   /// handoff::jointAngles. lower == upper locks the axis, lower > upper frees it. [rad]
   /// In a group preset they are anatomical, relative to the group's neutral pose and for the
   /// left side (docs/ASSET.md); in a JointDef they are final: relative to the bind pose, in J.
+  /// [default 0: locked]
   Vec3 angularLower{0.0};
   Vec3 angularUpper{0.0};
-  double driveStiffness = 0.0;  ///< Kp. [N m/rad] [>= 0]
-  double driveDamping = 0.0;    ///< Kd. [N m s/rad] [>= 0]
-  double maxDriveTorque = 0.0;  ///< Total torque clamp. [N m] [> 0]
+  double driveStiffness = 0.0;  ///< Kp. [N m/rad] [>= 0] [default 0]
+  double driveDamping = 0.0;    ///< Kd. [N m s/rad] [>= 0] [default 0]
+  double maxDriveTorque = 0.0;  ///< Total torque clamp. [N m] [> 0] [default 0: set by the presets]
 };
 
 /// The shipped group presets for a 70 kg, 1.75 m character (docs/ASSET.md has the table).
@@ -210,10 +211,10 @@ struct JointDef {
 
 /// A character capsule used while animated (and during recovery): axis +Y, standing on the root.
 struct CapsuleDef {
-  double radius = 0.3;      ///< [m] [> 0]
-  double halfHeight = 0.6;  ///< Half the inner segment. [m] [>= 0]
+  double radius = 0.3;      ///< [m] [> 0] [default 0.3]
+  double halfHeight = 0.6;  ///< Half the inner segment. [m] [>= 0] [default 0.6]
   /// Capsule centre in root space R in the bind pose (over the feet, bottom on the floor under
-  /// them). Informative: the runtime stands the capsule on the root. [m]
+  /// them). Informative: the runtime stands the capsule on the root. [m] [default (0, 0.9, 0)]
   Vec3 bindCenter{0.0, 0.9, 0.0};
 };
 
@@ -230,16 +231,16 @@ struct RagdollAsset {
   static constexpr int kVersion = 1;
   int version = kVersion;
   std::string skeletonName;      ///< Informative: the file the asset was built from.
-  double totalMass = 70.0;       ///< [kg]
+  double totalMass = 70.0;       ///< [kg] [> 0] [default 70]
   std::vector<BodyDef> bodies;   ///< Parents before children.
   std::vector<JointDef> joints;  ///< One per non-root body.
   CapsuleDef capsule;
   CollisionTable collision;
   HumanoidMap map;
   /// Chest-outward (forward) axis in the chest body's space C, calibrated from the bind pose:
-  /// used to tell supine from prone (SPEC.md section 4).
+  /// used to tell supine from prone (SPEC.md section 4). [unit] [default +Z]
   Vec3 chestForwardInBody{0.0, 0.0, 1.0};
-  /// Character forward and up in model space (root space R) at bind. [unit]
+  /// Character forward and up in model space (root space R) at bind. [unit] [default +Z, +Y]
   Vec3 modelForward{0.0, 0.0, 1.0};
   Vec3 modelUp{0.0, 1.0, 0.0};
 
@@ -249,27 +250,28 @@ struct RagdollAsset {
 };
 
 /// Shape size ratios (docs/ASSET.md). Limb radii are fractions of the bone length, torso radii
-/// fractions of the shoulder width (distance between the two upper-arm joints).
+/// fractions of the shoulder width (distance between the two upper-arm joints). Every ratio
+/// [> 0] [dimensionless].
 struct ShapeRatios {
-  double upperArm = 0.16;   ///< Upper arm radius / bone length.
-  double lowerArm = 0.14;   ///< Forearm radius / bone length.
-  double upperLeg = 0.17;   ///< Thigh radius / bone length.
-  double lowerLeg = 0.12;   ///< Shank radius / bone length.
-  double pelvis = 0.30;     ///< Pelvis radius / shoulder width.
-  double spine = 0.30;      ///< Lower spine radius / shoulder width.
-  double chest = 0.30;      ///< Chest radius / shoulder width.
-  double head = 0.36;       ///< Head sphere radius / (neck base to crown distance).
-  double handWidth = 0.45;  ///< Hand box width / hand length (wrist to fingertip).
-  double handThickness = 0.16;
-  double footWidth = 0.38;  ///< Foot box width / foot length (heel to toe).
-  double heel = 0.28;       ///< Heel behind the ankle / horizontal ankle-to-toe distance.
+  double upperArm = 0.16;       ///< Upper arm radius / bone length. [default 0.16]
+  double lowerArm = 0.14;       ///< Forearm radius / bone length. [default 0.14]
+  double upperLeg = 0.17;       ///< Thigh radius / bone length. [default 0.17]
+  double lowerLeg = 0.12;       ///< Shank radius / bone length. [default 0.12]
+  double pelvis = 0.30;         ///< Pelvis radius / shoulder width. [default 0.30]
+  double spine = 0.30;          ///< Lower spine radius / shoulder width. [default 0.30]
+  double chest = 0.30;          ///< Chest radius / shoulder width. [default 0.30]
+  double head = 0.36;           ///< Head sphere radius / (neck base to crown distance). [default 0.36]
+  double handWidth = 0.45;      ///< Hand box width / hand length (wrist to fingertip). [default 0.45]
+  double handThickness = 0.16;  ///< Hand box thickness / hand length. [default 0.16]
+  double footWidth = 0.38;      ///< Foot box width / foot length (heel to toe). [default 0.38]
+  double heel = 0.28;           ///< Heel behind the ankle / horizontal ankle-to-toe distance. [default 0.28]
 };
 
 /// Jolt RagdollSettings::Stabilize parameters.
 struct StabilizeOptions {
   double minMassRatio = 0.8;        ///< Child/parent mass ratio lower clamp. [> 0] [default 0.8]
-  double maxMassRatio = 1.2;        ///< Child/parent mass ratio upper clamp. [default 1.2]
-  double maxInertiaIncrease = 2.0;  ///< A parent's inertia grows at most by this factor. [>= 1]
+  double maxMassRatio = 1.2;        ///< Child/parent mass ratio upper clamp. [>= minMassRatio] [default 1.2]
+  double maxInertiaIncrease = 2.0;  ///< A parent's inertia grows at most by this factor. [>= 1] [default 2]
   /// Scale each joint's drive torque limit by the mass factor of its child's subtree (the
   /// presets are for anthropometric masses; the ratio clamp moves mass into hands and feet).
   /// [default true]
@@ -278,18 +280,20 @@ struct StabilizeOptions {
 
 /// Builder options: every ratio overridable.
 struct BuildOptions {
-  double totalMass = 70.0;  ///< [kg] [> 0]
-  bool stabilize = true;    ///< Clamp mass ratios and raise inertias (Jolt-style).
+  double totalMass = 70.0;  ///< [kg] [> 0] [default 70]
+  bool stabilize = true;    ///< Clamp mass ratios and raise inertias (Jolt-style). [default true]
   StabilizeOptions stabilizeOptions;
-  bool hands = true;             ///< Bodies for hands when the skeleton has them.
-  bool feet = true;              ///< Bodies for feet when the skeleton has them.
-  double limbRadiusRatio = 0.0;  ///< Capsule radius / bone length for all limbs; 0 = `ratios`.
-  double headRadiusScale = 1.0;  ///< Head sphere radius multiplier. [> 0]
+  bool hands = true;  ///< Bodies for hands when the skeleton has them. [default true]
+  bool feet = true;   ///< Bodies for feet when the skeleton has them. [default true]
+  /// Capsule radius / bone length for all limbs; 0 = `ratios`. [>= 0] [default 0]
+  double limbRadiusRatio = 0.0;
+  double headRadiusScale = 1.0;  ///< Head sphere radius multiplier. [> 0] [default 1]
   ShapeRatios ratios;
   /// Shrink radii so non-adjacent bodies keep this clearance in the bind pose. [m] [>= 0]
+  /// [default 0.005]
   double clearance = 0.005;
   std::optional<std::string> mapJson;  ///< Explicit humanoid map (JSON text, mapHumanoidFromJson).
-  std::string mapSource = "map";       ///< The map file's name in messages.
+  std::string mapSource = "map";       ///< The map file's name in messages. [default "map"]
   std::vector<HumanoidBone> humanoidBones;  ///< The file's humanoid bones (ImportedAsset).
   /// Joint overrides (JSON text): {"groups": {"elbow": {fields}}, "<bone>": {fields}} with fields
   /// "lower", "upper" ([x, y, z] rad), "stiffness", "damping", "maxTorque", "breakForce",
@@ -320,12 +324,15 @@ Result<RagdollAsset> buildRagdoll(const Skeleton& skeleton, const BuildOptions& 
 std::vector<Finding> stabilize(RagdollAsset& asset, const StabilizeOptions& options = {});
 
 struct ValidateOptions {
-  double overlapTolerance = 0.001;   ///< Bind-pose penetrations up to this are ignored. [m]
-  double anchorTolerance = 0.001;    ///< Joint anchor mismatch allowed in the bind pose. [m]
-  double limitTolerance = 1e-3;      ///< Bind angles this far outside a limit are accepted. [rad]
-  double maxChildParentRatio = 2.0;  ///< Child mass above this times its parent's warns.
-  double minBodyMass = 0.1;          ///< [kg] Lighter bodies warn ("extreme_mass").
-  double maxBodyMass = 100.0;        ///< [kg] Heavier bodies warn.
+  /// Bind-pose penetrations up to this are ignored. [m] [>= 0] [default 0.001]
+  double overlapTolerance = 0.001;
+  /// Joint anchor mismatch allowed in the bind pose. [m] [>= 0] [default 0.001]
+  double anchorTolerance = 0.001;
+  /// Bind angles this far outside a limit are accepted. [rad] [>= 0] [default 1e-3]
+  double limitTolerance = 1e-3;
+  double maxChildParentRatio = 2.0;  ///< Child mass above this times its parent's warns. [> 0] [default 2]
+  double minBodyMass = 0.1;          ///< Lighter bodies warn ("extreme_mass"). [kg] [default 0.1]
+  double maxBodyMass = 100.0;        ///< Heavier bodies warn. [kg] [default 100]
 };
 
 /// Checks an asset against its skeleton (SPEC.md section 2): implausible scale and proportions

@@ -38,7 +38,8 @@ namespace handoff {
 // ------------------------------------------------------------------------------------------------
 
 /// A fixed set of worker threads running index ranges (std::thread, no dependency). The calling
-/// thread takes part: a pool of N threads starts N - 1 workers.
+/// thread takes part: a pool of N threads starts N - 1 workers. Thread-safety: parallelFor is
+/// called by one thread at a time (the pool's owner); the task runs on every pool thread at once.
 class ThreadPool {
  public:
   /// `threads` >= 1 (clamped). 1 runs everything on the caller.
@@ -76,14 +77,14 @@ class ThreadPool {
 /// (so every space sees identical ground).
 struct StaticScene {
   struct Plane {
-    Vec3 normal{0.0, 1.0, 0.0};
-    double offset = 0.0;  ///< Plane: dot(normal, p) = offset. [m]
-    double friction = 0.8;
+    Vec3 normal{0.0, 1.0, 0.0};  ///< [unit] [default +Y]
+    double offset = 0.0;         ///< Plane: dot(normal, p) = offset. [m] [default 0]
+    double friction = 0.8;       ///< [>= 0] [default 0.8]
   };
   struct Box {
     Transform worldFromBox;
-    Vec3 halfExtents{0.5};  ///< [m]
-    double friction = 0.8;
+    Vec3 halfExtents{0.5};  ///< [m] [> 0] [default 0.5]
+    double friction = 0.8;  ///< [>= 0] [default 0.8]
   };
   std::vector<Plane> planes;
   std::vector<Box> boxes;
@@ -128,12 +129,12 @@ void mapReducedToFull(const ReducedRagdoll& reduced, std::span<const Transform> 
 /// beyond those between creeping ones (a limb twitching in a pile) does not start the creep time
 /// over, two in a row do.
 struct RestRule {
-  double window = 0.5;          ///< [s]
-  double distance = 0.05;       ///< [m]
-  double angle = 0.15;          ///< [rad]
-  double creepDistance = 0.12;  ///< [m] per window
-  double creepAngle = 0.3;      ///< [rad] per window
-  double creepTime = 3.0;       ///< [s]
+  double window = 0.5;          ///< [s] [> 0] [default 0.5]
+  double distance = 0.05;       ///< [m] [>= 0] [default 0.05]
+  double angle = 0.15;          ///< [rad] [>= 0] [default 0.15]
+  double creepDistance = 0.12;  ///< Per window. [m] [>= 0] [default 0.12]
+  double creepAngle = 0.3;      ///< Per window. [rad] [>= 0] [default 0.3]
+  double creepTime = 3.0;       ///< [s] [>= 0] [default 3]
 };
 
 /// One ragdoll's progress through RestRule's windows. `start` holds the body poses at the
@@ -160,6 +161,7 @@ struct RestWindow {
 /// arriving); a woken ragdoll starts its windows again. A ragdoll with a body that is not
 /// dynamic (animated, kinematic) or not enabled is left out: it is never put to sleep and does
 /// not keep the ragdolls it touches awake (Bullet wakes what a moving kinematic body touches).
+/// `margin` [m] [>= 0] [default 0.3]. Thread-safety: used by the thread that steps its world.
 class SleepGroups {
  public:
   explicit SleepGroups(const RestRule& rule = {}, double margin = 0.3);
@@ -220,29 +222,27 @@ struct CrowdSettings {
   /// sleepDistance and sleepAngle, or after `creepTime` of consecutive windows within
   /// creepDistance and creepAngle (lying in a heap, only creeping). A group of characters whose
   /// bounds touch is put to sleep together once all are settled: Bullet's own per-body timer
-  /// never catches a jittering pile.
-  /// Measured on the default character (docs/CROWDS.md): alone on the floor a dead ragdoll with
-  /// its motors on still creeps by 2 cm and 0.015 rad per 0.5 s; in a pile up to 10 cm and 0.2 rad
-  /// (motors against contacts and friction), which no tight threshold ever catches.
+  /// never catches a jittering pile (docs/TUNING.md has what a dead ragdoll creeps by).
+  /// [default true]
   bool handoffSleeping = true;
-  double sleepWindow = 0.5;     ///< [s]
-  double sleepDistance = 0.05;  ///< [m]
-  double sleepAngle = 0.15;     ///< [rad]
-  double creepDistance = 0.12;  ///< [m] per window
-  double creepAngle = 0.3;      ///< [rad] per window
-  double creepTime = 3.0;       ///< [s]
+  double sleepWindow = 0.5;     ///< [s] [> 0] [default 0.5]
+  double sleepDistance = 0.05;  ///< [m] [>= 0] [default 0.05]
+  double sleepAngle = 0.15;     ///< [rad] [>= 0] [default 0.15]
+  double creepDistance = 0.12;  ///< Per window. [m] [>= 0] [default 0.12]
+  double creepAngle = 0.3;      ///< Per window. [rad] [>= 0] [default 0.3]
+  double creepTime = 3.0;       ///< [s] [>= 0] [default 3]
 
   /// Freezing: a character asleep for `freezeDelay` with no awake body within clusterMargin has
   /// its bodies removed from the simulation (pose kept) and is thawed when an awake character's
-  /// bounds reach it.
+  /// bounds reach it. [default false]
   bool freezing = false;
-  double freezeDelay = 0.5;  ///< [s]
+  double freezeDelay = 0.5;  ///< [s] [>= 0] [default 0.5]
 
   /// Joint motors hold the pose a character is added with (the "dead" pose): the asset's drive
-  /// gains times this weight (handoff::implicitMotorSettings). 0: limp.
+  /// gains times this weight (handoff::implicitMotorSettings). 0: limp. [0, 1] [default 1]
   double holdWeight = 1.0;
 
-  /// Creates a space (default: handoff::createBulletWorld).
+  /// Creates a space. [default empty: handoff::createBulletWorld]
   std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)> createWorld;
 };
 
@@ -275,7 +275,8 @@ struct CrowdStats {
   int poolMisses = 0;  ///< Bodies created from the heap since creation (pool exhausted).
 };
 
-/// Many dead ragdolls of one character in independent spaces.
+/// Many dead ragdolls of one character in independent spaces. Thread-safety: see the top of this
+/// header (one thread at a time; step() uses the pool's threads).
 class Crowd {
  public:
   /// `skeleton` is the asset's. Builds the reduced (LOD) ragdoll too.
@@ -354,23 +355,24 @@ Result<CrowdCharacter> loadCrowdCharacter(const std::string& dataDir);
 /// above the floor and turned 2 pi i / perPile about the vertical, in the dead pose held by joint
 /// motors; friction 1, restitution 0.15, damping 0.05, 10 iterations, 1/60 s steps.
 struct PileBenchOptions {
-  int piles = 16;
-  int perPile = 10;
-  double spacing = 4.0;  ///< [m]
-  int steps = 500;
-  int threads = 1;
-  double dt = 1.0 / 60.0;  ///< [s]
-  bool handoffSleeping = true;
-  bool freezing = false;
+  int piles = 16;               ///< [>= 1] [default 16]
+  int perPile = 10;             ///< [>= 1] [default 10]
+  double spacing = 4.0;         ///< [m] [> 0] [default 4]
+  int steps = 500;              ///< [>= 1] [default 500]
+  int threads = 1;              ///< [>= 1] [default 1]
+  double dt = 1.0 / 60.0;       ///< [s] [> 0] [default 1/60]
+  bool handoffSleeping = true;  ///< CrowdSettings::handoffSleeping. [default true]
+  bool freezing = false;        ///< CrowdSettings::freezing. [default false]
   /// WorldSettings::jointIterationFactor of every space; 0 keeps CrowdSettings::world's.
   /// [>= 0] [default 0]
   int jointIterationFactor = 0;
 };
 struct PileBenchResult {
   int ragdolls = 0, bodies = 0, joints = 0, threads = 0, steps = 0;
-  double seconds = 0.0;
+  double seconds = 0.0;  ///< Wall clock of the measured steps. [s]
+  /// Wall clock: steps per second [1/s], per step [ms], per body-step [ns].
   double stepsPerSecond = 0.0, msPerStep = 0.0, nsPerBodyStep = 0.0;
-  double worstStepMs = 0.0;
+  double worstStepMs = 0.0;  ///< The slowest step, wall clock. [ms]
   /// Process CPU time per step (all threads): on a shared, loaded machine the wall-clock figures
   /// include waiting for a core; this one does not (at 1 thread it is the work itself). [ms]
   double cpuMsPerStep = 0.0;
@@ -390,20 +392,21 @@ Result<PileBenchResult> runPileBenchmark(const CrowdCharacter& character, const 
 /// handed off to physics spread evenly over `deathWindow` seconds, then simulated until
 /// `duration`. Frame time = the frame's commits plus the crowd step.
 struct MassDeathOptions {
-  int characters = 200;
-  double spacing = 2.0;      ///< [m]
-  double deathWindow = 1.0;  ///< [s]
-  double duration = 4.0;     ///< [s]
-  int threads = 2;
-  bool freezing = true;
-  bool lod = true;
-  double lodDistance = 12.0;  ///< Characters farther than this from the viewer (grid corner) are reduced. [m]
-  bool pool = true;           ///< Reserve pools before the first frame.
+  int characters = 200;      ///< [>= 1] [default 200]
+  double spacing = 2.0;      ///< [m] [> 0] [default 2]
+  double deathWindow = 1.0;  ///< [s] [>= 0] [default 1]
+  double duration = 4.0;     ///< [s] [> 0] [default 4]
+  int threads = 2;           ///< [>= 1] [default 2]
+  bool freezing = true;      ///< CrowdSettings::freezing. [default true]
+  bool lod = true;           ///< Reduce distant characters (lodDistance). [default true]
+  /// Characters farther than this from the viewer (grid corner) are reduced. [m] [default 12]
+  double lodDistance = 12.0;
+  bool pool = true;  ///< Reserve pools before the first frame. [default true]
 };
 struct MassDeathResult {
   int characters = 0, reducedCharacters = 0, frames = 0, threads = 0;
-  double worstFrameMs = 0.0, p95FrameMs = 0.0, meanFrameMs = 0.0;
-  double meanCommitUs = 0.0, worstCommitUs = 0.0;
+  double worstFrameMs = 0.0, p95FrameMs = 0.0, meanFrameMs = 0.0;  ///< Wall clock. [ms]
+  double meanCommitUs = 0.0, worstCommitUs = 0.0;                  ///< One commit. [us]
   int framesOver16ms = 0;
   int activeBodiesEnd = 0, sleepingBodiesEnd = 0, frozenBodiesEnd = 0;
   int spacesEnd = 0, poolMisses = 0;

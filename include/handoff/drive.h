@@ -223,7 +223,7 @@ enum class TorqueApplication : std::uint8_t {
 };
 
 /// Applies the drive of one character in every substep of its PhysicsWorld
-/// (world.setSubstepListener(&drive)). Buffers are sized at construction; onSubstep neither
+/// (world.addSubstepListener(&drive)). Buffers are sized at construction; onSubstep neither
 /// allocates nor throws. Targets and weights are set by the caller each frame; they hold over
 /// the substeps of the frame. Non-copyable, per character.
 class ExplicitDrive final : public SubstepListener {
@@ -272,8 +272,8 @@ class ExplicitDrive final : public SubstepListener {
   ///   tauA = (1 + h D M)^-1 (Kp e + D (omegaTarget' - omegaRel)),
   /// then the total clamp. Unconditionally stable for an isolated joint, whatever the gains and
   /// the substep; still equal and opposite impulses from the start-of-substep state, so momentum
-  /// is kept as before. The weight applies first (Kp * w, Kd). Runs after the stability guard
-  /// when both are on (switch the guard off: this law needs none).
+  /// is conserved as with the plain law. The weight applies first (Kp * w, Kd). Runs after the
+  /// stability guard when both are on (switch the guard off: this law needs none).
   void setEndOfSubstepLaw(bool on) { endOfSubstepLaw_ = on; }
   bool endOfSubstepLaw() const { return endOfSubstepLaw_; }
 
@@ -318,7 +318,7 @@ enum class ServoTargets : std::uint8_t {
   /// the servo's rows ask for the joint-angle rates its PD means (JointMotorSettings::
   /// angleRateRows). Powered mode and the get-up gather; the default.
   Nearest,
-  /// The first version, kept for comparison: each target angle clamped on its own
+  /// For comparison: each target angle clamped on its own
   /// (admissibleTargetAngles) and the rates asked of the engine's rows as they are (near the
   /// gimbal lock of the X-Y-Z angles the rows of X and Z then ask for 1 / cos(y) times the rate).
   PerAxis,
@@ -389,7 +389,7 @@ struct PinInput {
   Transform target;                 ///< Animated pose of the body. [m]
   Vec3 targetLinearVelocity{0.0};   ///< [m/s]
   Vec3 targetAngularVelocity{0.0};  ///< [rad/s]
-  double weight = 1.0;              ///< [0, 1]
+  double weight = 1.0;              ///< [0, 1] [default 1]
 };
 
 struct PinOutput {
@@ -461,6 +461,7 @@ class PinApplier final : public SubstepListener {
 
 /// Runs several substep listeners in order (a world takes one): e.g. the explicit drive, then the
 /// pins. Holds up to kCapacity non-owning pointers; onSubstep neither allocates nor throws.
+/// Thread-safety: as its listeners, on the thread that steps the world.
 class SubstepListenerList final : public SubstepListener {
  public:
   static constexpr int kCapacity = 8;

@@ -38,7 +38,9 @@ enum class HandoffMode : std::uint8_t {
 };
 const char* handoffModeName(HandoffMode mode);
 
+/// How a commit hands the animated pose to physics (CharacterSettings::handoff). A plain value.
 struct HandoffSettings {
+  /// How the bodies start: inherited velocities, or a naive mode for comparison. [default Inherit]
   HandoffMode mode = HandoffMode::Inherit;
   /// Inherited linear speeds are clamped to this. [m/s] [> 0] [default 50]
   double maxLinearSpeed = 50.0;
@@ -50,7 +52,7 @@ struct HandoffSettings {
   /// Engine poses further than this from the animated pose at the commit are snapped to it
   /// (and their joints' warm start reset). [m] [default 1e-4]
   double poseTolerance = 1e-4;
-  /// [rad] [default 1e-3]
+  /// The same for orientations. [rad] [default 1e-3]
   double angleTolerance = 1e-3;
   /// Rendering blends from animation to physics over this time after the commit. [s] [>= 0]
   /// [default 0.15]
@@ -132,15 +134,15 @@ struct BodyHandoff {
   bool keptDynamic = false;
   // Filled by Ragdoll::recordFirstStep() after the first physics step:
   bool firstStepRecorded = false;
-  Transform poseAfterFirstStep;
-  Vec3 linearVelocityAfterFirstStep{0.0};
-  Vec3 angularVelocityAfterFirstStep{0.0};
+  Transform poseAfterFirstStep;             ///< Engine worldFromBody. [m]
+  Vec3 linearVelocityAfterFirstStep{0.0};   ///< [m/s]
+  Vec3 angularVelocityAfterFirstStep{0.0};  ///< [rad/s]
   // Filled by a FirstSubstepProbe after the first substep of that step (the engine's first
   // integration step; the whole step when it has one substep):
   bool firstSubstepRecorded = false;
-  Transform poseAfterFirstSubstep;
-  Vec3 linearVelocityAfterFirstSubstep{0.0};
-  Vec3 angularVelocityAfterFirstSubstep{0.0};
+  Transform poseAfterFirstSubstep;             ///< Engine worldFromBody. [m]
+  Vec3 linearVelocityAfterFirstSubstep{0.0};   ///< [m/s]
+  Vec3 angularVelocityAfterFirstSubstep{0.0};  ///< [rad/s]
 };
 
 /// What the commit did to one joint: its anchors and limits are set for the committed pose.
@@ -186,7 +188,7 @@ struct HandoffRecord {
 };
 
 /// The last three animated body poses with positive time steps (SPEC.md section 3), fixed
-/// capacity: pushing never allocates.
+/// capacity: pushing never allocates. Thread-safety: per ragdoll, used by one thread at a time.
 class PoseHistory {
  public:
   explicit PoseHistory(int bodyCount = 0);
@@ -238,10 +240,10 @@ class PoseHistory {
 /// it is and the result still reports the flagged jump (teleportFlagged, rootJump). Outputs have
 /// history.bodyCount() elements.
 struct InheritedVelocities {
-  bool teleportFlagged = false;
-  bool teleportDetected = false;
-  double rootJump = 0.0;
-  double sampleDt = 0.0;
+  bool teleportFlagged = false;   ///< As HandoffRecord::teleportFlagged.
+  bool teleportDetected = false;  ///< As HandoffRecord::teleportDetected.
+  double rootJump = 0.0;          ///< [m]
+  double sampleDt = 0.0;          ///< [s]
 };
 InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffSettings& settings,
                                       std::span<Vec3> rawLinear, std::span<Vec3> rawAngular,
@@ -257,6 +259,8 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
 /// (anchor x, y, z and each locked angular axis), equal and opposite on the two bodies, so the
 /// character's total linear and angular momentum are unchanged. Static contacts that would bind
 /// in the first step (a foot moving into the floor) add one push-only impulse row each.
+/// Thread-safety: lockedAxisRows is pure; a VelocityProjector holds scratch buffers and is used by
+/// one thread at a time (one per ragdoll).
 struct ConsistencyBody {
   double inverseMass = 0.0;        ///< [1/kg]
   glm::dmat3 inverseInertia{0.0};  ///< World frame. [1/(kg m^2)]
@@ -374,11 +378,27 @@ struct JointBreak {
   double torque = 0.0;  ///< Constraint torque about the anchor over that substep. [N m]
 };
 
+/// Creates the engine bodies and joints of a ragdoll asset in `world`: the one construction path
+/// of ragdoll bodies (Ragdoll::create and the crowd's pooled ragdolls both use it). Body b gets
+/// asset body b's shape, mass, inertia, collision filter and material (friction, rolling
+/// friction, restitution, linear and angular damping), the motion type `motion` and the pose
+/// worldFromBodies[b]; then joint j is jointDescFor(asset.joints[j], bodies). `enabled` false
+/// takes each body out of the simulation (PhysicsWorld::setEnabled) right after creating it, before
+/// the joints: a pooled ragdoll, which enabling its bodies later puts into the simulation, joints
+/// included. `worldFromBodies` and `bodies` have asset.bodies.size() elements, `joints`
+/// asset.joints.size(). All or nothing:
+/// on an error (naming the body or joint, or the sizes) whatever it created is destroyed and
+/// every id is left invalid. The caller owns what it created (destroy joints, then bodies).
+/// Allocates (engine objects): not inside a physics step. Thread-safety: that of `world`.
+Status createRagdollBodies(PhysicsWorld& world, const RagdollAsset& asset, MotionType motion,
+                           std::span<const Transform> worldFromBodies, std::span<BodyId> bodies,
+                           std::span<JointId> joints, bool enabled = true);
+
 /// Who writes a ragdoll joint's engine motor (PhysicsWorld::setJointMotor). Each joint's motor has
 /// at most one owner at a time, arbitrated by its Ragdoll (Ragdoll::acquireMotors,
 /// releaseMotors); a motor without an owner is off.
 enum class MotorOwner : std::uint8_t {
-  None,
+  None,    ///< No owner: the motor is off.
   Damper,  ///< The full ragdoll's passive joint dampers (CharacterSettings::ragdollJointDamping).
   Gather,  ///< The pre-get-up gather's servos (GatherSettings).
   Drive,   ///< Powered mode's implicit drive (DriveSolver::Implicit).
@@ -387,7 +407,9 @@ const char* motorOwnerName(MotorOwner owner);
 
 /// One character's ragdoll in one PhysicsWorld: owns its bodies, joints and capsule (destroyed
 /// with it). Non-copyable. Every engine write to those goes through it: the bodies' states, the
-/// capsule's pose and each joint's motor (whose one owner it arbitrates). Bodies start kinematic at the animated pose (Authority::Animation).
+/// capsule's pose and each joint's motor (whose one owner it arbitrates). Bodies start kinematic
+/// at the animated pose (Authority::Animation). Thread-safety: used by the thread that steps its
+/// PhysicsWorld; the shared asset is only read.
 class Ragdoll {
  public:
   /// `skeleton` is the one the asset was built for (its rest pose is the bind pose); `models`
@@ -611,7 +633,8 @@ std::vector<Vec3> rigidJointVelocityChange(const RagdollAsset& asset, const Hand
 /// before any motion of the bodies adds to it (BodyHandoff::*AfterFirstSubstep). Add it to the
 /// world's substep listeners for that one step (PhysicsWorld::addSubstepListener), step, call
 /// finish(), then remove it. A Character does this itself for each of its commits. Records
-/// nothing for a record that did not commit. Allocates nothing.
+/// nothing for a record that did not commit. Allocates nothing. Thread-safety: runs on the
+/// thread that steps the ragdoll's world.
 class FirstSubstepProbe final : public SubstepListener {
  public:
   FirstSubstepProbe(const Ragdoll& ragdoll, HandoffRecord& record) : ragdoll_(&ragdoll), record_(&record) {}

@@ -25,6 +25,9 @@
 //   End sites are not joints.
 // - Clips: one per aiAnimation, on a uniform grid; joints without a channel keep their rest
 //   local transform; rotations are hemisphere-continuous along each joint's track.
+//
+// Thread-safety: the import functions may run concurrently on different files (see
+// importFileData); the returned data is plain and owned by the caller.
 #pragma once
 
 #include "handoff/result.h"
@@ -80,8 +83,8 @@ struct ImportOptions {
 };
 
 /// Rest hip heights a human-scale character may have: outside it an auto-detected or declared unit
-/// is refused (ImportOptions::requireHumanScale). [m] A tall robot (RobotExpressive, 1.38 m) is
-/// inside; a 5 m giant (hip 2.1 m) is not.
+/// is refused (ImportOptions::requireHumanScale). [m] [0.3, 1.6] (docs/TUNING.md: where the
+/// range comes from and what the shipped rigs measure).
 inline constexpr double kHumanHipMin = 0.3;
 inline constexpr double kHumanHipMax = 1.6;
 
@@ -91,7 +94,7 @@ inline constexpr double kHumanHipMax = 1.6;
 /// parented to a joint (most of RobotExpressive) comes as a mesh with one influence of weight 1.
 struct SkinnedMesh {
   std::string name;
-  std::vector<Vec3> positions;
+  std::vector<Vec3> positions;              ///< [m]
   std::vector<Vec3> normals;                ///< Unit length.
   std::vector<std::uint32_t> indices;       ///< Triangles.
   std::vector<std::uint16_t> jointIndices;  ///< 4 per vertex, into the skeleton.

@@ -3,6 +3,8 @@
 // Conventions: column vectors, `p_X = T_XY * p_Y`, so `T_XZ = T_XY * T_YZ`. A variable holding
 // T_XY is named `xFromY` (worldFromBody = worldFromBone * boneFromBody). Quaternions are unit,
 // glm's storage; glm::dquat(w, x, y, z). All angles in radians, lengths in metres.
+//
+// Thread-safety: value types and pure functions.
 #pragma once
 
 #include <glm/glm.hpp>
@@ -20,8 +22,8 @@ inline constexpr double kPi = 3.14159265358979323846;
 /// A rigid transform T_XY: rotation followed by translation, p_X = rotation * p_Y + translation.
 /// Never carries scale: scale is baked into geometry when assets are built (SPEC.md section 1).
 struct Transform {
-  Quat rotation{1.0, 0.0, 0.0, 0.0};
-  Vec3 translation{0.0};
+  Quat rotation{1.0, 0.0, 0.0, 0.0};  ///< [unit] [default identity]
+  Vec3 translation{0.0};              ///< [m] [default 0]
 
   static Transform identity() { return {}; }
   static Transform fromTranslation(const Vec3& t) { return {Quat{1.0, 0.0, 0.0, 0.0}, t}; }

@@ -83,7 +83,7 @@ struct HandoffMetrics {
   int bodiesInContact = 0;
   /// The same criterion after the first substep (h = substepTime), against the inherited
   /// velocity: what the joints did to what the commit handed over, before the bodies' own
-  /// motion over the step turns it (the velocity check of issue 4 and SPEC section 7).
+  /// motion over the step turns it (SPEC section 7's velocity check; docs/TUNING.md).
   double substepTime = 0.0;                 ///< [s]
   double maxSubstepVelocityChange = 0.0;    ///< Over bodies not in contact. [m/s]
   double worstSubstepVelocityExcess = 0.0;  ///< max(substepVelocityChange - substepVelocityAllowed). [m/s]
@@ -127,7 +127,7 @@ struct RecoveryMetrics {
   double getUpTail = 0.0;
 };
 
-/// A hit reaction (SPEC section 6, issue 6): an `impulse` on the character while animated made
+/// A hit reaction (SPEC section 6): an `impulse` on the character while animated made
 /// it go powered by itself with CharacterSettings::hitReaction (the library default: pelvis and
 /// feet pinned, back to animation once the pose error and velocities settle, or a knock-out into
 /// a full ragdoll). Its powered entry is also measured as a handoff of kind "powered".
@@ -256,8 +256,8 @@ class DisplayJumpMeasure {
   bool haveLast_ = false;
 };
 
-/// A recovery's display against the get-up clip it plays (issue 5: no per-frame jump beyond the
-/// clip's own motion): on every frame the character is Recovering after the step, and the step
+/// A recovery's display against the get-up clip it plays (no per-frame jump beyond the clip's
+/// own motion): on every frame the character is Recovering after the step, and the step
 /// it finished on, the displayed pelvis and feet against Character::recoveryClip() sampled at
 /// Character::recoveryClipTime() of this frame and of the frame before (the clip time the
 /// character plays, its planned hold included). Other frames only track the display.
@@ -457,7 +457,7 @@ class JointBreakMeasure {
 };
 
 /// A prop in the hand (Character::addProp) over a run: how closely it stays at the grip while
-/// held, and its release (SPEC.md section 6's props, issue 19).
+/// held, and its release (SPEC.md section 6's props).
 struct PropMetrics {
   std::string name;
   int heldFrames = 0;           ///< Frames observed with the prop in the hand.

@@ -27,6 +27,7 @@ struct BodyId {
   friend bool operator==(BodyId, BodyId) = default;
 };
 
+/// Handle of a joint in one PhysicsWorld (as BodyId).
 struct JointId {
   std::uint32_t value = std::numeric_limits<std::uint32_t>::max();
   bool valid() const { return value != std::numeric_limits<std::uint32_t>::max(); }
@@ -50,8 +51,8 @@ inline constexpr std::uint32_t kAll = 0xffffffffu;
 }  // namespace layers
 
 struct CollisionFilter {
-  std::uint32_t layer = layers::kRagdoll;  ///< The body's own layer bit(s).
-  std::uint32_t mask = layers::kAll;       ///< Layers it collides with.
+  std::uint32_t layer = layers::kRagdoll;  ///< The body's own layer bit(s). [default kRagdoll]
+  std::uint32_t mask = layers::kAll;       ///< Layers it collides with. [default kAll]
   friend bool operator==(CollisionFilter, CollisionFilter) = default;
 };
 
@@ -62,29 +63,31 @@ const char* shapeTypeName(ShapeType type);
 /// A convex shape in body space C (origin at the centre of mass). Capsules and boxes are
 /// aligned with C's axes; a capsule's axis is C's +Y.
 struct ShapeDesc {
-  ShapeType type = ShapeType::None;
-  double radius = 0.0;      ///< Sphere and capsule radius. [m] [> 0]
-  double halfHeight = 0.0;  ///< Capsule: half the length of the inner segment (cap centres). [m] [>= 0]
-  Vec3 halfExtents{0.0};    ///< Box half sizes along C's axes. [m] [> 0]
+  ShapeType type = ShapeType::None;  ///< [default None]
+  double radius = 0.0;               ///< Sphere and capsule radius. [m] [> 0] [default 0: set it]
+  /// Capsule: half the length of the inner segment (cap centres). [m] [>= 0] [default 0]
+  double halfHeight = 0.0;
+  Vec3 halfExtents{0.0};  ///< Box half sizes along C's axes. [m] [> 0] [default 0: set it]
 };
 
 struct BodyDesc {
   ShapeDesc shape;
-  MotionType motion = MotionType::Dynamic;
-  double mass = 1.0;        ///< Used when dynamic. [kg] [> 0]
-  Vec3 inertia{0.0};        ///< Principal moments in C; zero = computed from the shape. [kg m^2]
+  MotionType motion = MotionType::Dynamic;  ///< [default Dynamic]
+  double mass = 1.0;                        ///< Used when dynamic. [kg] [> 0] [default 1]
+  /// Principal moments in C; zero = computed from the shape. [kg m^2] [default 0]
+  Vec3 inertia{0.0};
   Transform worldFromBody;  ///< T_WC at creation.
   CollisionFilter filter;
-  double friction = 0.8;                  ///< [>= 0]
+  double friction = 0.8;  ///< [>= 0] [default 0.8]
   /// Rolling resistance: the contact's resisting torque is at most this times its normal force,
   /// the lever of a contact patch (soft tissue flattens against the floor; a rigid capsule
   /// would roll and rock for ever). [m] [>= 0] [default 0: none]
   double rollingFriction = 0.0;
-  double restitution = 0.0;               ///< [0, 1]
-  double linearDamping = 0.05;            ///< [1/s] [>= 0]
-  double angularDamping = 0.05;           ///< [1/s] [>= 0]
-  bool enableContinuousCollision = true;  ///< Swept test for fast bodies (no tunnelling).
-  std::uint64_t userData = 0;
+  double restitution = 0.0;               ///< [0, 1] [default 0]
+  double linearDamping = 0.05;            ///< [1/s] [>= 0] [default 0.05]
+  double angularDamping = 0.05;           ///< [1/s] [>= 0] [default 0.05]
+  bool enableContinuousCollision = true;  ///< Swept test for fast bodies (no tunnelling). [default true]
+  std::uint64_t userData = 0;             ///< The caller's, untouched by the engine. [default 0]
 };
 
 /// A 6-DoF joint between body A (parent) and body B (child), with one frame in each body
@@ -96,9 +99,10 @@ struct JointDesc {
   BodyId bodyB;
   Transform bodyAFromJoint;       ///< T_CA_J
   Transform bodyBFromJoint;       ///< T_CB_J
-  Vec3 angularLower{0.0};         ///< [rad] about X (twist), Y, Z of J
-  Vec3 angularUpper{0.0};         ///< [rad]
-  bool collideConnected = false;  ///< Adjacent bodies never collide by default (SPEC.md section 2).
+  Vec3 angularLower{0.0};         ///< [rad] about X (twist), Y, Z of J [default 0: locked]
+  Vec3 angularUpper{0.0};         ///< [rad] [default 0]
+  /// A and B collide with each other (SPEC.md section 2: adjacent bodies never do). [default false]
+  bool collideConnected = false;
   /// The joint breaks (stops acting, for good) in the first substep whose constraint force, the
   /// magnitude of the anchor rows' impulse over the substep divided by the substep, exceeds this.
   /// Infinite: never (and no measurement is made). [N] [> 0] [default infinite]
@@ -141,11 +145,11 @@ Vec3 shapePrincipalInertia(const ShapeDesc& shape, double mass);
 /// The engine's own implicit angular spring (PD servo) on a joint, solved inside the
 /// constraint solver: stable at stiffness an explicit drive cannot reach at 60 Hz.
 struct JointMotorSettings {
-  bool enabled = false;
-  Quat target{1.0, 0.0, 0.0, 0.0};                             ///< Target qRel = inverse(qA_J) * qB_J.
-  Vec3 stiffness{0.0};                                         ///< Per axis of J. [N m/rad] [>= 0]
-  Vec3 damping{0.0};                                           ///< Per axis of J. [N m s/rad] [>= 0]
-  double maxTorque = std::numeric_limits<double>::infinity();  ///< Per axis. [N m] [> 0]
+  bool enabled = false;             ///< [default false]
+  Quat target{1.0, 0.0, 0.0, 0.0};  ///< Target qRel = inverse(qA_J) * qB_J. [default identity]
+  Vec3 stiffness{0.0};              ///< Per axis of J. [N m/rad] [>= 0] [default 0]
+  Vec3 damping{0.0};                ///< Per axis of J. [N m s/rad] [>= 0] [default 0]
+  double maxTorque = std::numeric_limits<double>::infinity();  ///< Per axis. [N m] [> 0] [default +inf]
   /// Target joint-angle rates (d jointAngles / dt of a moving target), per axis of J; the
   /// servo drives toward the target moving at these rates: tau = Kp (e + h r - h w') +
   /// Kd (r - w'). [rad/s] [default 0: static target]
@@ -153,8 +157,8 @@ struct JointMotorSettings {
   /// True: the servo is a PD on the joint angles whose rows ask for the rates it means (an
   /// engine whose rows turn about the dual of the Euler axes, as Bullet's 6-DoF spring2, measures
   /// rate * cos(y) on the X and Z rows: their targets and compliances are scaled by it). False:
-  /// the rates are asked of the rows as they are, the first version (near the gimbal lock X and
-  /// Z are then driven at up to 1 / cos(y) the rate meant). [default true]
+  /// the rates are asked of the rows as they are (near the gimbal lock X and Z are then driven at
+  /// up to 1 / cos(y) the rate meant; ServoTargets::PerAxis, for comparison). [default true]
   bool angleRateRows = true;
 };
 
@@ -173,13 +177,14 @@ struct StepStats {
 };
 
 struct WorldSettings {
-  Vec3 gravity{0.0, -9.81, 0.0};    ///< [m/s^2]
+  Vec3 gravity{0.0, -9.81, 0.0};    ///< [m/s^2] [default (0, -9.81, 0)]
   int solverIterations = 10;        ///< Velocity iterations. [>= 1] [default 10, as Jolt]
   double sleepLinearSpeed = 0.03;   ///< Below this a body may sleep. [m/s] [default 0.03, as Jolt]
   double sleepAngularSpeed = 0.1;   ///< [rad/s] [default 0.1]
   double sleepTime = 0.5;           ///< Time under both thresholds before sleeping. [s] [default 0.5]
   double jointErp = 0.2;            ///< Joint error reduction per step (Baumgarte). [0, 1] [default 0.2]
-  double worldHalfExtent = 2000.0;  ///< Bodies beyond this distance from the origin are out of the world. [m]
+  /// Bodies beyond this distance from the origin are out of the world. [m] [> 0] [default 2000]
+  double worldHalfExtent = 2000.0;
   /// Solve each simulation island on its own, its bodies, contacts and joints in a fixed order,
   /// so that what happens to one character (a fault, an extra contact, bodies removed and added)
   /// cannot change another's results, not even in the last bit (SPEC.md section 8: several
@@ -212,6 +217,7 @@ struct SurfacePoint {
 
 /// Receives every substep before the solver runs: explicit drives and pins apply their
 /// impulses here so they act in the same step as contacts and joints (SPEC.md section 5).
+/// Thread-safety: called on the thread that steps the world, inside step().
 class SubstepListener {
  public:
   virtual ~SubstepListener() = default;
@@ -219,7 +225,8 @@ class SubstepListener {
   virtual void onSubstep(double substepDt) = 0;
 };
 
-/// One independent simulation space.
+/// One independent simulation space. Thread-safety: one thread at a time; separate worlds may be
+/// stepped on separate threads at once (see the top of this header).
 class PhysicsWorld {
  public:
   virtual ~PhysicsWorld() = default;

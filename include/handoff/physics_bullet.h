@@ -1,6 +1,9 @@
 // The Bullet 3 implementation of handoff::PhysicsWorld. This header does not include Bullet;
 // only src/physics_bullet/ does.
 //
+// Thread-safety: as PhysicsWorld (physics.h): one thread at a time per world; separate Bullet
+// worlds may be stepped on separate threads at once.
+//
 // Behaviour specific to this adapter (what PhysicsWorld leaves to the engine):
 // - Handles: an invalid or dead BodyId/JointId in a [step-safe] call asserts in debug builds and
 //   is ignored in release builds (getters return identity/zero/false). Handles carry a 12-bit
@@ -34,8 +37,7 @@
 // - Anchors are kept together by the solver (joint rows get WorldSettings::jointIterationFactor,
 //   default 2, times the world's iterations, ERP 0.8)
 //   and, when more than 5 mm apart after a substep, projected back (position-level, velocities
-//   kept). Measured: a 16-link chain stays within 6 mm in a violent 10 m fall and 7 mm after a
-//   100 m drop at 60 Hz x 2 substeps (4.4 cm at 1 substep).
+//   kept; docs/TUNING.md has the drift measured with it).
 // - Breakable joints (JointDesc::breakForce / breakTorque finite): after every substep's solve
 //   the adapter reads the joint's Bullet feedback (impulse / substep of all its rows: the mean
 //   force over the substep, the torque taken about the anchor) and, when |F| > breakForce or
@@ -85,17 +87,17 @@ struct BulletObjectCounts {
 };
 BulletObjectCounts bulletObjectCounts(const PhysicsWorld& world);
 
-/// The issue-8 calibration scene on plain Bullet (its own API, none of this adapter's additions):
+/// The crowd benchmark's calibration scene on plain Bullet (its own API, none of this adapter's additions):
 /// `piles` piles (centres on a 4 m grid) of `perPile` 16-capsule ragdolls lying on their backs,
 /// ragdoll i of a pile 0.6 (i + 1) m up and turned 2 pi i / perPile, btGeneric6DofSpring2 joints
 /// (+-0.5 rad, no motors), friction 1, restitution 0.15, damping 0.05, 10 iterations, Bullet's
-/// default deactivation, `steps` steps of 1/60 s on one thread. The issue measured about 5.7 us
-/// per body-step for it on the 2-core machine: `handoff bench crowd` runs it in the same process
-/// as the crowd to calibrate a loaded or different machine.
+/// default deactivation, `steps` steps of 1/60 s on one thread. `handoff bench crowd` runs it in
+/// the same process as the crowd to calibrate a loaded or different machine against the reference
+/// figure of docs/BENCHMARKS.md.
 struct BulletCalibrationOptions {
-  int piles = 16;
-  int perPile = 10;
-  int steps = 500;
+  int piles = 16;    ///< [>= 1] [default 16]
+  int perPile = 10;  ///< [>= 1] [default 10]
+  int steps = 500;   ///< [>= 1] [default 500]
 };
 struct BulletCalibrationResult {
   int bodies = 0, steps = 0;

@@ -83,7 +83,7 @@ struct SettleUpdate {
 /// < 0.2 rad/s and no external-force event. Every external-force event restarts the window, so
 /// a sustained force (an event every step, or any event within the last window) prevents
 /// settling. Each update covers the `dt` before it: 30 quiet updates of 1/60 s fill 0.5 s.
-/// Per character. [step-safe]
+/// [step-safe] Thread-safety: per character, one thread at a time.
 class SettleDetector {
  public:
   explicit SettleDetector(const SettleSettings& settings = {});
@@ -148,7 +148,8 @@ Vec3 chestOutwardInWorld(const Quat& worldFromChestBodyRotation, const Vec3& che
 /// SPEC.md section 4 supine or prone: dot > 0.2 -> Supine, < -0.2 -> Prone, in between keep
 /// the current candidate and wait. The candidate only changes when the dot crosses the
 /// opposite threshold, so noise around one threshold never flips the choice (the ALS-Refactored
-/// 180 degree flicker, fixed there the same way). Per character. [step-safe]
+/// 180 degree flicker, fixed there the same way). [step-safe] Thread-safety: per character, one
+/// thread at a time.
 class FacingClassifier {
  public:
   explicit FacingClassifier(const FacingSettings& settings = {});
@@ -198,10 +199,10 @@ struct GetUpCompletion {
 };
 
 struct GetUpClipOptions {
-  /// Height of the clip's floor in clip space (BVH files: 0). [m]
+  /// Height of the clip's floor in clip space (BVH files: 0). [m] [default 0]
   double groundHeight = 0.0;
   /// The character's forward in model space at bind; zero = derived from the humanoid map
-  /// (Up x (right hip - left hip), projected on the ground). [unit or zero]
+  /// (Up x (right hip - left hip), projected on the ground). [unit or zero] [default 0]
   Vec3 modelForward{0.0};
 };
 
@@ -216,7 +217,7 @@ struct GetUpClipInfo {
   Vec3 standingForwardInPelvis{0.0, 0.0, 1.0};
   /// The character's forward in R (its bind model forward, horizontal). [unit]
   Vec3 forwardInRoot{0.0, 0.0, 1.0};
-  /// dot(chest outward, Up) at frame 0 (> 0.2 a supine get-up, < -0.2 a prone one).
+  /// dot(chest outward, Up) at frame 0 (> 0.2 a supine get-up, < -0.2 a prone one). [-1, 1]
   double startChestUpDot = 0.0;
   /// Facing the clip starts from, classified with the SPEC thresholds.
   Facing startFacing = Facing::Undecided;
@@ -269,7 +270,7 @@ struct RootPlacement {
   Transform worldFromRoot;
   Vec3 worldForward{0.0, 0.0, 1.0};  ///< The standing forward on the ground. [unit]
   FacingSource source = FacingSource::PelvisProjection;
-  double projectionLength = 0.0;  ///< |horizontal part of R_WB * a_B| before normalising.
+  double projectionLength = 0.0;  ///< |horizontal part of R_WB * a_B| before normalising. [0, 1]
 };
 
 /// Root yaw from the projection of R_WB * a_B on the ground, with the two fallbacks; R_WR is
@@ -301,8 +302,8 @@ struct StandPlannerSettings {
   /// `candidatesPerRing` points, ring k at k * ringSpacing. [>= 0] [default 3 x 8 at 0.15 m]
   int ringCount = 3;
   int candidatesPerRing = 8;
-  double ringSpacing = 0.15;  ///< [m] [> 0]
-  /// What the ground ray hits and what blocks the capsule. [default static world]
+  double ringSpacing = 0.15;  ///< [m] [> 0] [default 0.15]
+  /// What the ground ray hits and what blocks the capsule. [default layers::kStatic]
   std::uint32_t groundMask = layers::kStatic;
   std::uint32_t blockMask = layers::kStatic;
 };
@@ -335,7 +336,7 @@ struct StandPlan {
   /// The root to stand on (Stand, Relocate); for Delay the proposed root unchanged.
   Transform worldFromRoot;
   double groundHeight = 0.0;        ///< Height of the ground found under the chosen root. [m]
-  Vec3 groundNormal{0.0};           ///< Its normal.
+  Vec3 groundNormal{0.0};           ///< Its normal. [unit]
   double relocationDistance = 0.0;  ///< Horizontal distance from the proposed root. [m]
   int candidatesTested = 0;         ///< Spots tested, the proposed one included.
   bool ok() const { return decision != StandDecision::Delay; }
@@ -374,7 +375,7 @@ struct TransitionSettings {
   /// Speed bound of the tracked points (pelvis and feet) beyond the get-up clip's own motion:
   /// planTransition lengthens the transition until no tracked point moves faster than this
   /// between two frames. 0 = a fixed `duration`. [m/s] [>= 0] [default 1.0: 1.7 cm per 60 Hz
-  /// frame, under issue 5's 2 cm]
+  /// frame]
   double maxPointSpeed = 1.0;
   /// Longest planned transition; a pose too far from the clip's first frame for the speed bound
   /// within it blends over this and reports boundMet = false. [s] [>= duration] [default 3.0]
@@ -444,12 +445,13 @@ TransitionPlan planTransition(std::span<const Transform> captured, const Clip& c
 struct RetargetOptions {
   /// Scale of root motion and pelvis height; 0 = ratio of the rigs' standing hip heights (pelvis
   /// above the lowest foot point in each rig's reference pose, see retargetClip). [> 0 or 0]
+  /// [default 0]
   double hipHeightRatio = 0.0;
   /// Turn each target slot's bind bone direction onto the source's before applying the source's
   /// deltas, so rigs with different bind poses (T vs A pose, splayed CMU legs) end in the same
   /// posture. The pelvis and the feet (flat at bind in every rig) are never turned. [default true]
   bool alignBindDirections = true;
-  /// Forwards at bind in each rig's model space; zero = modelForwardFromMap.
+  /// Forwards at bind in each rig's model space; zero = modelForwardFromMap. [unit or zero] [default 0]
   Vec3 sourceModelForward{0.0};
   Vec3 targetModelForward{0.0};
 };
@@ -480,8 +482,8 @@ Result<Clip> retargetClip(const Clip& source, const Skeleton& sourceSkeleton, co
 // ------------------------------------------------------------------------------------------
 //
 // Many get-up clips stop before the character is fully upright (games blend their tail into an
-// idle): DeepMimic's humanoid3d_getup_faceup.bvh ends with its knees bent 24 and 38 degrees and
-// its pelvis still rising. Played to its end such a clip leaves the character crouching, and a
+// idle): they end with the knees bent and the pelvis still rising (DeepMimic's face-up clip does;
+// docs/TUNING.md has its figures). Played to its end such a clip leaves the character crouching, and a
 // retarget carries the crouch to every rig. completeGetUpClip appends a tail to such a clip that
 // eases its last frame into a standing reference pose of the same skeleton, so the get-up really
 // ends standing (on the source rig, and so after retargeting).
@@ -501,7 +503,7 @@ struct GetUpCompletionSettings {
   /// [>= minDuration] [default 3.0]
   double maxDuration = 3.0;
   /// Fastest the pelvis and the foot points may move in the tail. [m/s] [> 0] [default 1.0: 1.7 cm
-  /// per 60 Hz frame, under issue 5's 2 cm; the same bound as TransitionSettings::maxPointSpeed]
+  /// per 60 Hz frame, the same bound as TransitionSettings::maxPointSpeed]
   double maxPointSpeed = 1.0;
   /// The pelvis rises no faster than the clip was rising at its end (measured over its last
   /// 0.1 s), and never slower than this when the clip ends still. [m/s] [> 0] [default 0.1]
@@ -536,9 +538,8 @@ Result<Clip> completeGetUpClip(const Clip& clip, const Skeleton& skeleton, const
                                GetUpCompletion* report = nullptr);
 
 /// Of several get-up clips of one skeleton, the index of the one whose last frame stands tallest
-/// (pelvis highest above its lowest leg point): the natural standing reference of the others. For
-/// the DeepMimic pair it is humanoid3d_getup_facedown.bvh (0.855 m, knees within 4 degrees; the
-/// face-up clip ends at 0.838 m, knees 24/38 degrees). Errors name the clip that is invalid.
+/// (pelvis highest above its lowest leg point): the natural standing reference of the others
+/// (for the DeepMimic pair, the face-down clip). Errors name the clip that is invalid.
 Result<int> standingReferenceClip(std::span<const Clip> clips, const Skeleton& skeleton,
                                   const HumanoidMap& map);
 

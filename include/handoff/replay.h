@@ -1,5 +1,8 @@
 // Recorded runs ("replays"): what happened to a character, frame by frame, for the report, the
 // glTF export and the web viewer. Plain data; the scenario runner fills it.
+//
+// Thread-safety: plain data and functions of their arguments; a const Replay may be read (and
+// written to a file) from any thread.
 #pragma once
 
 #include "handoff/asset.h"
@@ -71,12 +74,12 @@ struct ReplayEvent {
 /// Static world pieces for display.
 struct ReplayStaticBox {
   Transform worldFromBox;
-  Vec3 halfExtents{0.0};
+  Vec3 halfExtents{0.0};  ///< [m]
 };
 
 struct Replay {
   std::string name;
-  double frameRate = 60.0;  ///< [Hz]
+  double frameRate = 60.0;  ///< [Hz] [> 0] [default 60]
   Skeleton skeleton;
   std::vector<ReplayBody> bodies;
   std::vector<ReplayJoint> joints;

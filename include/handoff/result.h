@@ -1,5 +1,7 @@
 // Result<T>: a value or an error message a user can act on (data errors are values, see
 // docs/ARCHITECTURE.md). Modelled on Jolt's Result<T>; std::expected is C++23.
+//
+// Thread-safety: value types, not synchronised (as std::variant and std::string).
 #pragma once
 
 #include <cassert>

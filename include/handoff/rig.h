@@ -5,6 +5,9 @@
 // Spaces: a joint's *local* transform is parentFromJoint; a *model* transform is
 // rootFromJoint (R, the character root space of SPEC.md); world = worldFromRoot * model.
 // Units are metres after import (the importer applies the unit scale).
+//
+// Thread-safety: the functions are pure (never allocating where stated); a const Skeleton or Clip
+// may be read from any number of threads.
 #pragma once
 
 #include "handoff/math.h"

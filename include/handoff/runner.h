@@ -41,8 +41,8 @@ struct ThresholdCheck {
   std::string description;  ///< What is measured and against what.
   std::string unit;         ///< Of value and threshold ("mm", "m/s", "count", ...).
   std::string comparison;   ///< "<=" (value must not exceed threshold) or ">=".
-  double value = 0.0;
-  double threshold = 0.0;
+  double value = 0.0;       ///< The figure measured, in `unit`.
+  double threshold = 0.0;   ///< The bound, in `unit`.
   bool ran = true;  ///< False: the check could not run (note says why); then pass is false.
   bool pass = false;
   std::string note;
@@ -134,9 +134,9 @@ struct ScenarioResult {
   bool ok = false;         ///< Ran to the end (false: error says why).
   std::string error;
   std::vector<std::string> notRun;  ///< Events or features that could not run, with the reason.
-  double endTime = 0.0;
-  double dt = 0.0;
-  int frames = 0;
+  double endTime = 0.0;             ///< [s]
+  double dt = 0.0;                  ///< Frame step. [s]
+  int frames = 0;                   ///< Frames played.
   std::vector<HandoffMetrics> handoffs;
   std::vector<RecoveryMetrics> recoveries;
   std::vector<HitReactionMetrics> hitReactions;
@@ -174,22 +174,22 @@ struct RunOptions {
   /// Where file names in the scenario are also looked up (after the scenario's folder).
   std::vector<std::string> searchDirs;
   /// Run the naive baselines (zero velocity, bind pose) for each ragdoll handoff of an
-  /// "inherit" scenario, over baselineSeconds after the first handoff.
+  /// "inherit" scenario, over baselineSeconds after the first handoff. [default true]
   bool baselines = true;
-  double baselineSeconds = 1.0;  ///< [s]
+  double baselineSeconds = 1.0;  ///< [s] [> 0] [default 1]
   /// Run each scenario with a powered or partial event once more with the other drive solver
   /// (ScenarioResult::driveComparisons). [default true]
   bool driveComparison = true;
-  /// Window after a handoff for the explosion and anchor drift checks (SPEC: 2 s). [s]
+  /// Window after a handoff for the explosion and anchor drift checks. [s] [>= 0] [default 2]
   double followWindow = 2.0;
   /// Default get-up clips (relative to searchDirs) for scenarios that allow get-up without
-  /// naming clips.
+  /// naming clips. [default the DeepMimic pair below]
   std::string defaultSupine = "deepmimic/humanoid3d_getup_faceup.bvh";
   std::string defaultProne = "deepmimic/humanoid3d_getup_facedown.bvh";
   /// Complete a get-up clip that ends below standing (handoff::completeGetUpClip) against the
   /// standing reference of the supine/prone pair (the last frame of the one that ends tallest;
-  /// only when both clips animate one rig). The default DeepMimic face-up clip ends mid-rise and
-  /// gets a 0.48 s tail. [default true]
+  /// only when both clips animate one rig; docs/TUNING.md gives the tail the default face-up clip
+  /// gets). [default true]
   bool completeGetUps = true;
 };
 
@@ -198,7 +198,8 @@ namespace runner_detail {
 struct Loaded;
 }
 
-/// Runs scenarios, caching imported files and built ragdolls between runs.
+/// Runs scenarios, caching imported files and built ragdolls between runs. Thread-safety: one
+/// thread at a time (the cache is not synchronised); separate runners are independent.
 class ScenarioRunner {
  public:
   explicit ScenarioRunner(RunOptions options = {});
@@ -296,7 +297,7 @@ class ScenarioSession {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The built-in suite of `handoff demo` (SPEC section 7, issue 7): the example scenarios found
+/// The built-in suite of `handoff demo` (SPEC section 7): the example scenarios found
 /// in `scenarioDir` by file stem, in a fixed order. Missing files are errors.
 Result<std::vector<Scenario>> builtInSuite(const std::string& scenarioDir);
 

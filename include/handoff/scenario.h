@@ -107,7 +107,7 @@ struct ScenarioRoot {
 
 /// A static box: `halfExtents` along its local axes, turned by `yaw` about +Y, at `center`.
 struct ScenarioBox {
-  Vec3 center{0.0};       ///< [m]
+  Vec3 center{0.0};       ///< [m] [default 0]
   Vec3 halfExtents{0.5};  ///< [m] [> 0] [default 0.5]
   double yaw = 0.0;       ///< [rad] [default 0]
   double friction = 0.8;  ///< [0, 10] [default 0.8]
@@ -117,8 +117,8 @@ struct ScenarioBox {
 
 /// A wall shortcut: a box standing on the segment from -> to (its base), `height` tall.
 struct ScenarioWall {
-  Vec3 from{0.0};          ///< Base start point. [m]
-  Vec3 to{1.0, 0.0, 0.0};  ///< Base end point, at the same height as `from`. [m]
+  Vec3 from{0.0};          ///< Base start point. [m] [default 0]
+  Vec3 to{1.0, 0.0, 0.0};  ///< Base end point, at the same height as `from`. [m] [default (1, 0, 0)]
   double height = 2.5;     ///< [m] [> 0] [default 2.5]
   double thickness = 0.2;  ///< [m] [> 0] [default 0.2]
   double friction = 0.8;   ///< [0, 10] [default 0.8]
@@ -283,8 +283,8 @@ struct ScenarioEvent {
     bool operator==(const Impulse&) const = default;
   };
   struct Teleport {
-    Vec3 position{0.0};  ///< New root position. [m]
-    double yaw = 0.0;    ///< New root yaw. [rad]
+    Vec3 position{0.0};  ///< New root position. [m] [default 0]
+    double yaw = 0.0;    ///< New root yaw. [rad] [default 0]
     bool operator==(const Teleport&) const = default;
   };
   struct Powered {

@@ -1,7 +1,7 @@
 // Falls that land on the feet and knock-backs (SPEC.md section 6): the flight and touch-down
 // checks of the Character's Ragdoll and Powered states, the landing's one write phase back to
 // animation (the get-up's capsule-space check and exit blend), and the knock-back throw.
-#include "handoff/controller.h"
+#include "controller/character_impl.h"
 
 #include "controller/controller_internal.h"
 
@@ -31,24 +31,24 @@ Status validateLandingSettings(const LandingSettings& s) {
   return {};
 }
 
-bool Character::airborne() const {
+bool Character::Impl::airborne() const {
   return (state_ == CharacterState::Ragdoll || state_ == CharacterState::Powered) &&
          airTime_ >= settings_.landing.minAirTime && airTime_ > 0.0;
 }
 
-void Character::resetFlight() {
+void Character::Impl::resetFlight() {
   airTime_ = 0.0;
   touchdownAt_ = -1.0;
 }
 
-bool Character::touchingWorld(int body) const {
+bool Character::Impl::touchingWorld(int body) const {
   const BodyId id = ragdoll_->body(body);
   std::array<SurfacePoint, 2> points;
   return world_->closestPoints(id, world_->transform(id), settings_.landing.contactDistance,
                                settings_.stand.blockMask, points) > 0;
 }
 
-Character::LandingStep Character::landingPostStep(double dt) {
+Character::Impl::LandingStep Character::Impl::landingPostStep(double dt) {
   const LandingSettings& s = settings_.landing;
   // A character that cannot get up (not allowed: a death; no get-up clip; a broken joint) does not
   // land either, and nothing is queried for it.
@@ -114,17 +114,17 @@ Character::LandingStep Character::landingPostStep(double dt) {
   }
   if (time_ - touchdownAt_ + 1e-9 >= s.decisionTime) {
     touchdownAt_ = -1.0;
-    event("touchdown", format("not on its feet within %.2f s (feet %.2f m from the pelvis, pelvis at ",
-                                   s.decisionTime, footOffset) +
-                           format("%.0f %% of its standing height, tilt %.0f deg, ", 100.0 * height,
-                                       tilt * 180.0 / kPi) +
-                           format("%.1f rad/s): falls on", spin));
+    event("touchdown",
+          format("not on its feet within %.2f s (feet %.2f m from the pelvis, pelvis at ", s.decisionTime,
+                 footOffset) +
+              format("%.0f %% of its standing height, tilt %.0f deg, ", 100.0 * height, tilt * 180.0 / kPi) +
+              format("%.1f rad/s): falls on", spin));
     return LandingStep::None;
   }
   return LandingStep::InFlight;
 }
 
-bool Character::tryLand() {
+bool Character::Impl::tryLand() {
   // The root under the pelvis, yawed by the pelvis's turn from its rest pose (yaw only: the
   // capsule never inherits a roll or pitch), on the floor planStand finds: the get-up's check.
   const Transform worldFromPelvis = bodyPoses_[0] * asset_->bodies[0].boneFromBody.inverse();
@@ -184,12 +184,12 @@ bool Character::tryLand() {
   touchdownAt_ = -1.0;
   airTime_ = 0.0;
   event("landed", format("on its feet %.2f s after the touch-down, from ",
-                              record.flight >= 0 ? time_ - flights_.back().touchdown : 0.0) +
+                         record.flight >= 0 ? time_ - flights_.back().touchdown : 0.0) +
                       characterStateName(from));
   return true;
 }
 
-Status Character::knockBack(const Vec3& impulse) {
+Status Character::Impl::knockBack(const Vec3& impulse) {
   if (!isFinite(impulse)) return Error{"knockback: the impulse is not finite"};
   if (state_ == CharacterState::Recovering) cancelRecovery("knock-back during the get-up");
   if (gathering_) {
@@ -211,8 +211,8 @@ Status Character::knockBack(const Vec3& impulse) {
     ragdoll_->applyImpulse(b, impulse * (world_->mass(id) / total), world_->transform(id).translation);
   }
   externalForce_ = true;
-  event("knockback", format("%.0f N s over %.1f kg: %.2f m/s", glm::length(impulse), total,
-                                 glm::length(impulse) / total));
+  event("knockback",
+        format("%.0f N s over %.1f kg: %.2f m/s", glm::length(impulse), total, glm::length(impulse) / total));
   return {};
 }
 

@@ -2,7 +2,7 @@
 // and 6): the Character's Powered state. The drive law, the explicit applier, the implicit servo
 // hand-off and the pins are the drive module's; this file decides which bodies are dynamic,
 // feeds the drives the animation every step, measures the pose error and leaves the mode.
-#include "handoff/controller.h"
+#include "controller/character_impl.h"
 
 #include <algorithm>
 #include <cassert>
@@ -36,7 +36,7 @@ PoweredSettings CharacterSettings::defaultHitReaction() {
   return s;
 }
 
-Status Character::validatePowered(const PoweredSettings& s) const {
+Status Character::Impl::validatePowered(const PoweredSettings& s) const {
   const size_t bodies = asset_->bodies.size();
   if (!unit(s.weight)) return Error{"powered: weight must be in [0, 1] (got " + fmt("%g", s.weight) + ")"};
   if (!nonNegative(s.rampTime)) return Error{"powered: rampTime must be finite and >= 0"};
@@ -74,13 +74,14 @@ Status Character::validatePowered(const PoweredSettings& s) const {
   return {};
 }
 
-Status Character::goPartial(std::span<const double> bodyWeights, double rampTime, PoweredSettings settings) {
+Status Character::Impl::goPartial(std::span<const double> bodyWeights, double rampTime,
+                                  PoweredSettings settings) {
   settings.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
   settings.rampTime = rampTime;
   return goPowered(settings);
 }
 
-Status Character::goLimbLag(const LimbLagSettings& settings, PoweredSettings powered) {
+Status Character::Impl::goLimbLag(const LimbLagSettings& settings, PoweredSettings powered) {
   if (!(settings.weight > 0.0 && settings.weight <= 1.0))
     return Error{"limb lag: weight must be in (0, 1], got " + fmt("%g", settings.weight)};
   std::vector<double> weights(asset_->bodies.size(), 0.0);
@@ -98,7 +99,7 @@ Status Character::goLimbLag(const LimbLagSettings& settings, PoweredSettings pow
   return goPartial(weights, settings.rampTime, std::move(powered));
 }
 
-Status Character::goPowered(const PoweredSettings& settings) {
+Status Character::Impl::goPowered(const PoweredSettings& settings) {
   if (state_ == CharacterState::Ragdoll || state_ == CharacterState::Recovering) {
     return Error{std::string("powered: refused while ") + characterStateName(state_)};
   }
@@ -202,7 +203,42 @@ Status Character::goPowered(const PoweredSettings& settings) {
   return {};
 }
 
-Status Character::setBodyWeights(std::span<const double> bodyWeights, std::span<const double> driveWeights) {
+Status Character::Impl::poweredPreStep(const AnimationInput& animation, double dt) {
+  // The root jumped (a flagged teleport): the dynamic bodies (and held props) jump with it,
+  // keeping their pose and velocity relative to the root, instead of being dragged there by
+  // their joints to the kinematic ones and the drives across the jump.
+  if (animation.teleport) carryWithRoot(animation.worldFromRoot * animRoot_.inverse());
+  localToModel(skeleton_, animation.locals, scratchModels_);
+  // The animation jumped farther than the knock-out distance from a dynamic body (an abrupt
+  // clip switch, an unflagged jump): out before anything moves, so that neither the kinematic
+  // bodies nor a drive or pin goes across the jump (they did: an 80 m jump of a clip switch
+  // threw the bodies out of the world within a step).
+  bodyPosesFromModels(*asset_, scratchModels_, animation.worldFromRoot, jumpCheck_);
+  double farthest = 0.0;
+  for (int b = 0; b < ragdoll_->bodyCount(); ++b) {
+    if (ragdoll_->authority(b) == Authority::Animation) continue;
+    farthest = std::max(farthest, glm::length(world_->transform(ragdoll_->body(b)).translation -
+                                              jumpCheck_[static_cast<size_t>(b)].translation));
+  }
+  // In flight or deciding a touch-down the distance knocks nothing out (the game's root does
+  // not fall with the character: LandingSettings), as in the post-step check.
+  const bool flying = airborne() || touchdownAt_ >= 0.0;
+  if (farthest > powered_.knockoutDistance && !flying) {
+    knockOut(farthest);
+    return {};
+  }
+  // Animated bodies of a partial ragdoll follow the animation; the history keeps every body's
+  // animated pose so more bodies can go physical at any step.
+  if (Status s = ragdoll_->setAnimatedPose(time_ + dt, animation.worldFromRoot, scratchModels_,
+                                           animation.teleport, dt);
+      !s) {
+    return s;
+  }
+  return {};
+}
+
+Status Character::Impl::setBodyWeights(std::span<const double> bodyWeights,
+                                       std::span<const double> driveWeights) {
   if (state_ != CharacterState::Powered) return Error{"setBodyWeights: the character is not powered"};
   PoweredSettings check = powered_;
   check.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
@@ -250,7 +286,7 @@ Status Character::setBodyWeights(std::span<const double> bodyWeights, std::span<
   return {};
 }
 
-Status Character::goAnimated(double blendTime) {
+Status Character::Impl::goAnimated(double blendTime) {
   if (!nonNegative(blendTime)) return Error{"animate: blendTime must be finite and >= 0"};
   switch (state_) {
     case CharacterState::Animated:
@@ -270,7 +306,7 @@ Status Character::goAnimated(double blendTime) {
 // ---------------------------------------------------------------------------------------------
 // Per step
 
-void Character::updateDriveTargets(double dt) {
+void Character::Impl::updateDriveTargets(double dt) {
   const size_t nb = asset_->bodies.size();
   const size_t nj = driveJoints_.size();
   std::copy(animBodies_.begin(), animBodies_.end(), previousAnimBodies_.begin());
@@ -328,7 +364,7 @@ void Character::updateDriveTargets(double dt) {
   }
 }
 
-void Character::poweredPostStep(double dt) {
+void Character::Impl::poweredPostStep(double dt) {
   poweredTime_ += dt;
   ragdoll_->updateLimits();
   ragdoll_->readBodyPoses(bodyPoses_);
@@ -402,7 +438,7 @@ void Character::poweredPostStep(double dt) {
   if (settledFor_ + 1e-9 >= powered_.returnWindow) tryReturnToAnimation();
 }
 
-bool Character::tryReturnToAnimation() {
+bool Character::Impl::tryReturnToAnimation() {
   // SPEC.md section 5: re-check the capsule's space at the animated pose before handing back.
   // The capsule follows the animated root while off; checked a skin above it (standing on the
   // ground is not blocked), against what the get-up check uses.
@@ -437,7 +473,7 @@ bool Character::tryReturnToAnimation() {
   return true;
 }
 
-void Character::leavePowered() {
+void Character::Impl::leavePowered() {
   world_->removeSubstepListener(&listeners_);
   listeners_.clear();
   drive_->setEnabled(false);
@@ -457,7 +493,7 @@ void Character::leavePowered() {
   state_ = CharacterState::Animated;
 }
 
-bool Character::poweredToRagdoll() {
+bool Character::Impl::poweredToRagdoll() {
   world_->removeSubstepListener(&listeners_);
   listeners_.clear();
   drive_->setEnabled(false);
@@ -487,7 +523,7 @@ bool Character::poweredToRagdoll() {
   return true;
 }
 
-void Character::knockOut(double distance) {
+void Character::Impl::knockOut(double distance) {
   if (poweredToRagdoll()) {
     event("knockout", fmt("a body is %.2f m from its animated pose (knock-out distance %.2f m)", distance,
                           powered_.knockoutDistance));

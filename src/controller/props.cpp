@@ -1,7 +1,7 @@
 // Props in the hand (PropDesc): a body of its own joined to the hand's body by a fixed joint while
 // held, kinematic on the hand's animated pose while the hand is animated, a free body with the
 // hand's velocity at the grip once dropped.
-#include "handoff/controller.h"
+#include "controller/character_impl.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +23,7 @@ std::string propFigures(const char* f, double a, double b) {
 
 }  // namespace
 
-Result<int> Character::addProp(const PropDesc& desc) {
+Result<int> Character::Impl::addProp(const PropDesc& desc) {
   const std::string what = "prop '" + desc.name + "': ";
   if (desc.name.empty()) return Error{"prop: the name must not be empty"};
   for (const Prop& p : props_) {
@@ -108,7 +108,7 @@ Result<int> Character::addProp(const PropDesc& desc) {
 }
 
 // Joins a prop at the grip (where it is now) to the hand and matches its motion to the hand's.
-void Character::attachProp(int index) {
+void Character::Impl::attachProp(int index) {
   Prop& p = props_[static_cast<size_t>(index)];
   const BodyId hand = ragdoll_->body(p.handBody);
   JointDesc fixed;
@@ -141,7 +141,7 @@ void Character::attachProp(int index) {
   }
 }
 
-Status Character::dropProp(int index) {
+Status Character::Impl::dropProp(int index) {
   if (index < 0 || index >= propCount()) return Error{"no prop " + std::to_string(index)};
   if (!props_[static_cast<size_t>(index)].held)
     return Error{"prop '" + props_[static_cast<size_t>(index)].desc.name + "' is not held"};
@@ -149,7 +149,7 @@ Status Character::dropProp(int index) {
   return {};
 }
 
-Status Character::grabProp(int index) {
+Status Character::Impl::grabProp(int index) {
   if (index < 0 || index >= propCount()) return Error{"no prop " + std::to_string(index)};
   Prop& p = props_[static_cast<size_t>(index)];
   if (p.held) return Error{"prop '" + p.desc.name + "' is already held"};
@@ -160,7 +160,7 @@ Status Character::grabProp(int index) {
   return {};
 }
 
-void Character::releaseProp(int index, bool atDeath) {
+void Character::Impl::releaseProp(int index, bool atDeath) {
   Prop& p = props_[static_cast<size_t>(index)];
   const BodyId hand = ragdoll_->body(p.handBody);
   const Transform worldFromHand = world_->transform(hand);
@@ -197,7 +197,7 @@ void Character::releaseProp(int index, bool atDeath) {
   propsPostStep();  // pairs already apart collide from the next step
 }
 
-void Character::propsPreStep() {
+void Character::Impl::propsPreStep() {
   const PoseHistory& history = ragdoll_->history();
   for (Prop& p : props_) {
     if (!p.held) continue;
@@ -231,7 +231,7 @@ void Character::propsPreStep() {
   }
 }
 
-void Character::propsPostStep() {
+void Character::Impl::propsPostStep() {
   const int n = ragdoll_->bodyCount();
   for (Prop& p : props_) {
     if (p.held) continue;
@@ -240,9 +240,10 @@ void Character::propsPostStep() {
     for (int b = 0; b <= n; ++b) {
       if (!p.pairOff[static_cast<size_t>(b)]) continue;
       const BodyId other = b < n ? ragdoll_->body(b) : ragdoll_->capsule();
-      const double gap = shapeSurfaceDistance(p.desc.shape, worldFromProp, pairShapes_[static_cast<size_t>(b)],
-                                              world_->transform(other));
-      const double reach = kPropPairMargin + kPropPairLookAhead * (speed + glm::length(world_->linearVelocity(other)));
+      const double gap = shapeSurfaceDistance(p.desc.shape, worldFromProp,
+                                              pairShapes_[static_cast<size_t>(b)], world_->transform(other));
+      const double reach =
+          kPropPairMargin + kPropPairLookAhead * (speed + glm::length(world_->linearVelocity(other)));
       if (gap < reach) continue;
       world_->setPairCollision(p.body, other, true);
       p.pairOff[static_cast<size_t>(b)] = 0;
@@ -250,17 +251,17 @@ void Character::propsPostStep() {
   }
 }
 
-Transform Character::handGrip(int prop) const {
+Transform Character::Impl::handGrip(int prop) const {
   const Prop& p = props_[static_cast<size_t>(prop)];
   return world_->transform(ragdoll_->body(p.handBody)) * p.handBodyFromGrip;
 }
 
-Transform Character::propGrip(int prop) const {
+Transform Character::Impl::propGrip(int prop) const {
   const Prop& p = props_[static_cast<size_t>(prop)];
   return world_->transform(p.body) * p.desc.propFromGrip;
 }
 
-int Character::propCollidingPairs(int prop) const {
+int Character::Impl::propCollidingPairs(int prop) const {
   const Prop& p = props_[static_cast<size_t>(prop)];
   return static_cast<int>(std::count(p.pairOff.begin(), p.pairOff.end(), std::uint8_t{0}));
 }

@@ -3,6 +3,7 @@
 #include "handoff/crowd.h"
 
 #include "handoff/drive.h"
+#include "handoff/handoff.h"
 #include "handoff/physics_bullet.h"
 
 #include <algorithm>
@@ -132,33 +133,22 @@ struct Crowd::Impl {
     return static_cast<int>(spaces.size()) - 1;
   }
 
-  Instance createInstance(Space& space, bool isReduced) {
+  /// A ragdoll's bodies and joints, created out of the simulation (handoff::createRagdollBodies:
+  /// the asset's shapes, masses and materials, as Ragdoll::create makes them). Pooled bodies wait
+  /// far below the scene. An error leaves the instance empty (no bodies).
+  Result<Instance> createInstance(Space& space, bool isReduced) {
     const RagdollAsset& a = isReduced ? reduced.asset : *asset;
     Instance inst;
-    for (const BodyDef& def : a.bodies) {
-      BodyDesc d;
-      d.shape = def.shape;
-      d.motion = MotionType::Dynamic;
-      d.mass = def.mass;
-      d.inertia = def.inertia;
-      d.filter = def.filter;
-      d.friction = def.friction;  // the asset's material
-      d.rollingFriction = def.rollingFriction;
-      d.restitution = def.restitution;
-      d.linearDamping = def.linearDamping;
-      d.angularDamping = def.angularDamping;
-      // Pooled bodies wait far below the scene, out of the simulation.
-      d.worldFromBody = Transform::fromTranslation(Vec3{0.0, -1000.0, 0.0});
-      Result<BodyId> b = space.world->createBody(d);
-      assert(b.ok());
-      inst.bodies[static_cast<size_t>(inst.bodyCount++)] = b.ok() ? *b : BodyId{};
-      if (b.ok()) space.world->setEnabled(*b, false);
-    }
-    for (const JointDef& def : a.joints) {
-      Result<JointId> j = space.world->createJoint(jointDescFor(def, inst.bodies));
-      assert(j.ok());
-      inst.joints[static_cast<size_t>(inst.jointCount++)] = j.ok() ? *j : JointId{};
-    }
+    inst.bodyCount = static_cast<int>(a.bodies.size());
+    inst.jointCount = static_cast<int>(a.joints.size());
+    std::array<Transform, kSlotCount> parked;
+    parked.fill(Transform::fromTranslation(Vec3{0.0, -1000.0, 0.0}));
+    const size_t nb = static_cast<size_t>(inst.bodyCount), nj = static_cast<size_t>(inst.jointCount);
+    Status created = createRagdollBodies(*space.world, a, MotionType::Dynamic,
+                                         std::span<const Transform>(parked.data(), nb),
+                                         std::span<BodyId>(inst.bodies.data(), nb),
+                                         std::span<JointId>(inst.joints.data(), nj), /*enabled=*/false);
+    if (!created) return Error{"crowd: " + created.error()};
     return inst;
   }
 
@@ -172,9 +162,14 @@ struct Crowd::Impl {
       pool.pop_back();
       return inst;
     }
-    Instance inst = createInstance(s, isReduced);
-    stats.poolMisses += inst.bodyCount;
-    return inst;
+    stats.poolMisses += static_cast<int>((isReduced ? reduced.asset : *asset).bodies.size());
+    return created(createInstance(s, isReduced));
+  }
+
+  /// Crowd::create made both ragdolls of this (immutable) asset once: creating them cannot fail.
+  static Instance created(Result<Instance> inst) {
+    assert(inst.ok() && "Crowd::create checked that the asset's ragdolls can be created");
+    return inst.ok() ? *inst : Instance{};
   }
 
   void release(int spaceIndex, const Instance& inst, bool isReduced) {
@@ -590,6 +585,17 @@ Result<std::unique_ptr<Crowd>> Crowd::create(std::shared_ptr<const RagdollAsset>
   for (const BodyDef& b : impl->asset->bodies) impl->fullRadius.push_back(shapeBoundingRadius(b.shape));
   for (const BodyDef& b : impl->reduced.asset.bodies)
     impl->reducedRadius.push_back(shapeBoundingRadius(b.shape));
+  {
+    // Both ragdolls once in a scratch space, so that pooled creation (in reserve, add and the
+    // step's thaws) cannot fail later: an asset the engine refuses is refused here, by name.
+    Space scratch;
+    scratch.world = cs.createWorld ? cs.createWorld(cs.world) : createBulletWorld(cs.world);
+    if (!scratch.world) return Error{"crowd: createWorld returned no world"};
+    for (const bool isReduced : {false, true}) {
+      Result<Instance> inst = impl->createInstance(scratch, isReduced);
+      if (!inst) return Error{std::string(isReduced ? "crowd (reduced ragdoll): " : "") + inst.error()};
+    }
+  }
   return std::unique_ptr<Crowd>(new Crowd(std::move(impl)));
 }
 
@@ -600,9 +606,9 @@ void Crowd::reserve(int spaces, int fullRagdolls, int reducedRagdolls) {
     s->freeFull.reserve(static_cast<size_t>(fullRagdolls + reducedRagdolls + 16));
     s->freeReduced.reserve(static_cast<size_t>(fullRagdolls + reducedRagdolls + 16));
     while (static_cast<int>(s->freeFull.size()) < fullRagdolls)
-      s->freeFull.push_back(m.createInstance(*s, false));
+      s->freeFull.push_back(Impl::created(m.createInstance(*s, false)));
     while (static_cast<int>(s->freeReduced.size()) < reducedRagdolls) {
-      s->freeReduced.push_back(m.createInstance(*s, true));
+      s->freeReduced.push_back(Impl::created(m.createInstance(*s, true)));
     }
   }
   const size_t capacity = m.spaces.size() * static_cast<size_t>(fullRagdolls + reducedRagdolls);

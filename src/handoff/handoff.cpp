@@ -292,6 +292,65 @@ Transform capsulePose(const RagdollAsset& asset, const Transform& worldFromRoot,
 }
 }  // namespace
 
+Status createRagdollBodies(PhysicsWorld& world, const RagdollAsset& asset, MotionType motion,
+                           std::span<const Transform> worldFromBodies, std::span<BodyId> bodies,
+                           std::span<JointId> joints, bool enabled) {
+  const size_t bodyCount = asset.bodies.size();
+  if (worldFromBodies.size() != bodyCount || bodies.size() != bodyCount ||
+      joints.size() != asset.joints.size()) {
+    return Error{"ragdoll bodies: the asset has " + std::to_string(bodyCount) + " bodies and " +
+                 std::to_string(asset.joints.size()) + " joints, given " +
+                 std::to_string(worldFromBodies.size()) + " poses, " + std::to_string(bodies.size()) +
+                 " body and " + std::to_string(joints.size()) + " joint slots"};
+  }
+  std::fill(bodies.begin(), bodies.end(), BodyId{});
+  std::fill(joints.begin(), joints.end(), JointId{});
+  auto undo = [&](size_t createdBodies, size_t createdJoints) {
+    for (size_t j = 0; j < createdJoints; ++j) world.destroyJoint(joints[j]);
+    for (size_t b = 0; b < createdBodies; ++b) world.destroyBody(bodies[b]);
+    std::fill(bodies.begin(), bodies.end(), BodyId{});
+    std::fill(joints.begin(), joints.end(), JointId{});
+  };
+  for (const JointDef& def : asset.joints) {
+    if (def.parentBody < 0 || static_cast<size_t>(def.parentBody) >= bodyCount || def.childBody < 0 ||
+        static_cast<size_t>(def.childBody) >= bodyCount) {
+      return Error{"joint '" + def.name + "' connects bodies that do not exist"};
+    }
+  }
+  for (size_t b = 0; b < bodyCount; ++b) {
+    const BodyDef& def = asset.bodies[b];
+    BodyDesc desc;
+    desc.shape = def.shape;
+    desc.motion = motion;
+    desc.mass = def.mass;
+    desc.inertia = def.inertia;
+    desc.worldFromBody = worldFromBodies[b];
+    desc.filter = def.filter;
+    desc.friction = def.friction;
+    desc.rollingFriction = def.rollingFriction;
+    desc.restitution = def.restitution;
+    desc.linearDamping = def.linearDamping;
+    desc.angularDamping = def.angularDamping;
+    Result<BodyId> id = world.createBody(desc);
+    if (!id) {
+      undo(b, 0);
+      return Error{"body '" + def.name + "': " + id.error()};
+    }
+    bodies[b] = *id;
+    if (!enabled) world.setEnabled(*id, false);
+  }
+  for (size_t j = 0; j < asset.joints.size(); ++j) {
+    const JointDef& def = asset.joints[j];
+    Result<JointId> id = world.createJoint(jointDescFor(def, bodies));
+    if (!id) {
+      undo(bodyCount, j);
+      return Error{"joint '" + def.name + "': " + id.error()};
+    }
+    joints[j] = *id;
+  }
+  return {};
+}
+
 Ragdoll::Ragdoll(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset)
     : world_(&world), asset_(std::move(asset)) {}
 
@@ -324,36 +383,23 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   std::vector<Transform> bindModels(static_cast<size_t>(skeleton.jointCount()));
   localToModel(skeleton, skeleton.restLocal, bindModels);
 
-  r->bodies_.reserve(static_cast<size_t>(bodyCount));
   r->jointsOfBody_.resize(static_cast<size_t>(bodyCount));
-  for (const BodyDef& def : asset->bodies) {
-    BodyDesc desc;
-    desc.shape = def.shape;
-    desc.motion = MotionType::Kinematic;
-    desc.mass = def.mass;
-    desc.inertia = def.inertia;
-    desc.worldFromBody = worldFromRoot * models[static_cast<size_t>(def.joint)] * def.boneFromBody;
-    desc.filter = def.filter;
-    desc.friction = def.friction;
-    desc.rollingFriction = def.rollingFriction;
-    desc.restitution = def.restitution;
-    desc.linearDamping = def.linearDamping;
-    desc.angularDamping = def.angularDamping;
-    Result<BodyId> id = world.createBody(desc);
-    if (!id) return Error{"body '" + def.name + "': " + id.error()};
-    r->bodies_.push_back(*id);
-    r->rootFromBodyBind_.push_back(bindModels[static_cast<size_t>(def.joint)] * def.boneFromBody);
+  std::vector<Transform> worldFromBodies(static_cast<size_t>(bodyCount));
+  bodyPosesFromModels(*asset, models, worldFromRoot, worldFromBodies);
+  r->bodies_.resize(static_cast<size_t>(bodyCount));
+  r->joints_.resize(asset->joints.size());
+  if (Status created =
+          createRagdollBodies(world, *asset, MotionType::Kinematic, worldFromBodies, r->bodies_, r->joints_);
+      !created) {
+    r->bodies_.clear();  // nothing left to destroy
+    r->joints_.clear();
+    return Error{created.error()};
   }
-  r->joints_.reserve(asset->joints.size());
-  for (const JointDef& def : asset->joints) {
-    if (def.parentBody < 0 || def.parentBody >= bodyCount || def.childBody < 0 ||
-        def.childBody >= bodyCount) {
-      return Error{"joint '" + def.name + "' connects bodies that do not exist"};
-    }
-    Result<JointId> id = world.createJoint(jointDescFor(def, r->bodies_));
-    if (!id) return Error{"joint '" + def.name + "': " + id.error()};
-    const int jointIndex = static_cast<int>(r->joints_.size());
-    r->joints_.push_back(*id);
+  for (const BodyDef& def : asset->bodies)
+    r->rootFromBodyBind_.push_back(bindModels[static_cast<size_t>(def.joint)] * def.boneFromBody);
+  for (size_t j = 0; j < asset->joints.size(); ++j) {
+    const JointDef& def = asset->joints[j];
+    const int jointIndex = static_cast<int>(j);
     r->jointsOfBody_[static_cast<size_t>(def.parentBody)].push_back(jointIndex);
     r->jointsOfBody_[static_cast<size_t>(def.childBody)].push_back(jointIndex);
     if (std::isfinite(def.breakForce) || std::isfinite(def.breakTorque))

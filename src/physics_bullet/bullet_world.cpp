@@ -17,28 +17,12 @@
 //   btCollisionObject::setDeactivationTime() sets a body's accumulated timer, not a threshold.
 //   WorldSettings::sleepTime is honoured per world by rescaling each awake body's timer after
 //   every substep (the timer advances h * gDeactivationTime / sleepTime), so no global is written.
-// - Joint motors are implicit PD servos: one Bullet motor row per open axis, re-targeted every
-//   substep as the soft constraint of tau = Kp (e - h w') - Kd w' (w' the angle's rate at the end
-//   of the substep; a row turns about the dual Euler axis and measures rate * cos(y) on X and Z,
-//   JointMotorSettings::angleRateRows), bounded by maxTorque (Bullet 3.24 treats the motor bound
-//   as a force). See
-//   updateMotor() for the soft-drive case, where Bullet's row CFM would make its solver diverge.
-//   (Bullet's own spring row is explicit in the stiffness and ignores any torque limit.)
-// - Anchors: after every substep, joints whose anchors are more than kProjectionTolerance apart
-//   are projected back (non-linear Gauss-Seidel, like Jolt's position iterations), see
-//   projectJointAnchors(). It removes the arc drift of fast-spinning links on impacts. The
-//   projection never moves a body deeper into a static or kinematic body than it was (it once
-//   put a limb 6.6 cm into a wall hit at 40 m/s): keepProjectedBodiesOutOfFixedBodies().
-// - Contacts are speculative up to what a pair can close in one substep (SpeculativeDispatcher).
-// - Bullet does not warm-start joint rows (btSequentialImpulseConstraintSolver rebuilds them with
-//   zero impulse every substep; btGeneric6DofSpring2Constraint keeps no accumulated impulse);
-//   contacts are warm-started per manifold point. WorldSettings::warmStartJoints makes the
-//   adapter's solver (JointWarmStartSolver) do it for joint rows. resetWarmStart() therefore clears the
-//   constraint's applied-impulse feedback and the cached impulses of every contact point touching
-//   either of the joint's bodies.
+// - The rest of the adapter is in the files named at the top of bullet_parts.h, each with its
+//   own decisions: collision, shapes, constraints and motors, the anchor projection.
 #include "handoff/physics_bullet.h"
 
 #include "physics_bullet/bullet_internal.h"
+#include "physics_bullet/bullet_parts.h"
 
 #include <BulletCollision/CollisionDispatch/btSimulationIslandManager.h>
 #include <btBulletCollisionCommon.h>
@@ -55,46 +39,15 @@
 #include <vector>
 
 namespace handoff {
+namespace bullet_detail {
 namespace {
 
-// ---------------------------------------------------------------------------------------------
 // Tuning (measured by tests/physics_bullet; see the report).
 
 /// ERP of the locked linear axes of a joint (anchor coincidence) per substep. With the world's
 /// joint ERP (0.2 by default) a pendulum at 60 Hz x 2 drifts 3 mm and loses 6 % of its energy;
 /// 0.8 gives 0.8 mm and 1.8 %. No CFM: the anchor rows are rigid.
 constexpr double kLinearStopErp = 0.8;
-/// Position passes over the joints' anchor constraints after every substep (see
-/// projectJointAnchors()); Jolt's default is 2 position iterations. With 4, a violent 10 m fall
-/// stays within 6 mm (no projection: 11 cm at 1 substep, 2.7 cm at 2).
-constexpr int kJointPositionIterations = 4;
-/// Anchor errors below this are left to the velocity solver; only the excess is projected.
-/// Projecting every small error costs energy (a pendulum at one 60 Hz substep loses 15 %); 5 mm
-/// lies above a normal swing's drift (3 mm at one substep). [m]
-constexpr double kProjectionTolerance = 5e-3;
-/// Largest row CFM given to a motor row (Bullet's solver diverges at 1; see updateMotor()).
-constexpr double kMaxMotorCfm = 0.5;
-/// Smallest scale from an Euler angle's rate to its motor row's velocity (|cos y|, see
-/// updateMotor). Asset limits keep |y| <= 1.4 rad (0.17); this only keeps a row that measures
-/// nothing at the gimbal lock itself from becoming a rigid lock at zero rate.
-constexpr double kMinRowFromRate = 1e-3;
-/// Upper bound of the speculative contact distance. [m]
-constexpr double kMaxSpeculativeDistance = 1.0;
-/// Box collision margin: Bullet's default 0.04 m rounds corners; small boxes need less.
-constexpr double kBoxMargin = 0.04;
-
-constexpr std::uint32_t kIndexBits = 20;
-constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;  // never a valid index
-constexpr std::uint32_t kGenerationMask = (1u << (32u - kIndexBits)) - 1u;
-
-btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
-Vec3 fromBt(const btVector3& v) { return Vec3{v.x(), v.y(), v.z()}; }
-btQuaternion toBt(const Quat& q) { return btQuaternion(q.x, q.y, q.z, q.w); }
-Quat fromBt(const btQuaternion& q) { return Quat{q.w(), q.x(), q.y(), q.z()}; }
-btTransform toBt(const Transform& t) {
-  return btTransform(toBt(normalizeOrIdentity(t.rotation)), toBt(t.translation));
-}
-Transform fromBt(const btTransform& t) { return Transform{fromBt(t.getRotation()), fromBt(t.getOrigin())}; }
 
 int toGroup(std::uint32_t bits) { return static_cast<int>(bits); }
 
@@ -102,219 +55,21 @@ int toGroup(std::uint32_t bits) { return static_cast<int>(bits); }
 /// c [1/s] with v *= exp(-c dt), so d = 1 - exp(-c).
 double toBulletDamping(double rate) { return std::clamp(1.0 - std::exp(-rate), 0.0, 1.0); }
 
-/// The 6-DoF spring2 joint with its anchor rows applied at ONE point. Bullet builds each locked
-/// linear row with each body's own anchor (J1 = rA x n, J2 = -(rB x n)); while the anchors are
-/// apart (the curvature of a substep's rotation, the error the rows are correcting) the pair
-/// +lambda n at anchor A and -lambda n at anchor B is a couple (pA - pB) x lambda n: the joint
-/// itself changes the bodies' total angular momentum. Here both bodies take the impulse at the
-/// anchors' midpoint, so every anchor impulse is equal and opposite on one line of action (an
-/// internal force); the row still measures the relative velocity there, the same constraint to
-/// first order in the gap.
-class CentredAnchorConstraint final : public btGeneric6DofSpring2Constraint {
- public:
-  using btGeneric6DofSpring2Constraint::btGeneric6DofSpring2Constraint;
-  void getInfo2(btConstraintInfo2* info) override {
-    btGeneric6DofSpring2Constraint::getInfo2(info);
-    btConstraintInfo1 rows;
-    getInfo1(&rows);
-    const btVector3 mid =
-        0.5 * (getCalculatedTransformA().getOrigin() + getCalculatedTransformB().getOrigin());
-    const btVector3 relA = mid - getRigidBodyA().getCenterOfMassPosition();
-    const btVector3 relB = mid - getRigidBodyB().getCenterOfMassPosition();
-    for (int r = 0; r < rows.m_numConstraintRows; ++r) {
-      const int o = r * info->rowskip;
-      const btVector3 n(info->m_J1linearAxis[o], info->m_J1linearAxis[o + 1], info->m_J1linearAxis[o + 2]);
-      if (n.length2() == 0.0) continue;  // an angular row
-      const btVector3 a = relA.cross(n), b = -relB.cross(n);
-      for (int i = 0; i < 3; ++i) {
-        info->m_J1angularAxis[o + i] = a[i];
-        info->m_J2angularAxis[o + i] = b[i];
-      }
-    }
-  }
-};
+bool finite(double v) { return std::isfinite(v); }
 
-/// A capsule whose size can change without allocating (queries reuse one). btCapsuleShape keeps its
-/// margin equal to its radius and ignores setMargin(), so resize both here.
-class ResizableCapsule final : public btCapsuleShape {
- public:
-  ResizableCapsule() : btCapsuleShape(0.1, 0.2) {}
-  void resize(btScalar radius, btScalar halfHeight) {
-    m_implicitShapeDimensions.setValue(radius, halfHeight, radius);
-    m_collisionMargin = radius;
-  }
-};
-
-/// A shape's getAngularMotionDisc() and getContactBreakingThreshold(gContactBreakingThreshold),
-/// computed once when the adapter creates the shape (its btCollisionShape user pointer): Bullet
-/// derives both from getAabb() on every call, which the speculative refresh below did for every
-/// manifold and substep (about a sixth of a crowd step). Shapes never change after creation.
-struct ShapeMotion {
-  double disc = 0.0;
-  double breakingFactor = 0.0;  // the gContactBreakingThreshold `breaking` was computed with
-  double breaking = 0.0;
-};
-
-double angularMotionDisc(const btCollisionShape& shape) {
-  const auto* cached = static_cast<const ShapeMotion*>(shape.getUserPointer());
-  return cached != nullptr ? cached->disc : shape.getAngularMotionDisc();
+std::string fmt(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
 }
 
-double contactBreakingThreshold(const btCollisionShape& shape) {
-  const auto* cached = static_cast<const ShapeMotion*>(shape.getUserPointer());
-  return cached != nullptr && cached->breakingFactor == gContactBreakingThreshold
-             ? cached->breaking
-             : shape.getContactBreakingThreshold(gContactBreakingThreshold);
+std::string fmt(const Vec3& v) {
+  std::ostringstream s;
+  s << "(" << v.x << ", " << v.y << ", " << v.z << ")";
+  return s.str();
 }
 
-/// Distance a body may travel toward anything in one substep: |v| h + |w| R h (R: the shape's
-/// bounding radius). Static bodies do not move. [m]
-double substepReach(const btCollisionObject& object, double h) {
-  const btRigidBody* body = btRigidBody::upcast(&object);
-  if (body == nullptr || object.isStaticObject()) return 0.0;
-  return h * (body->getLinearVelocity().length() +
-              body->getAngularVelocity().length() * angularMotionDisc(*object.getCollisionShape()));
-}
-
-/// Speculative contacts: a manifold's contact breaking threshold is the distance up to which the
-/// narrowphase reports (and the solver treats as speculative, impulse only if closing faster
-/// than distance / h) contact points. Bullet's is ~0.02 x shape size (5 mm for a 0.2 m limb),
-/// so a limb end moving 12 cm per substep penetrates up to that before any contact exists; the
-/// swept-sphere CCD only covers the body's centre. Widen every manifold to what the pair can
-/// close in one substep (set on creation here, refreshed before every substep).
-class SpeculativeDispatcher final : public btCollisionDispatcher {
- public:
-  using btCollisionDispatcher::btCollisionDispatcher;
-  btPersistentManifold* getNewManifold(const btCollisionObject* b0, const btCollisionObject* b1) override {
-    btPersistentManifold* manifold = btCollisionDispatcher::getNewManifold(b0, b1);
-    widen(*manifold, manifold->getContactBreakingThreshold());
-    return manifold;
-  }
-  /// Before a substep of length h: every manifold to max(Bullet's threshold, the pair's reach).
-  /// Manifolds between two bodies that are both asleep (or static) are left alone: no narrowphase
-  /// runs for such a pair (btCollisionDispatcher::needsCollision), and the substep that wakes one
-  /// of them refreshes it before its next narrowphase. A sleeping pile costs no refresh.
-  void refresh(double h) {
-    substep_ = h;
-    const int count = getNumManifolds();
-    for (int i = 0; i < count; ++i) {
-      btPersistentManifold& m = *getManifoldByIndexInternal(i);
-      const btCollisionObject& a = *m.getBody0();
-      const btCollisionObject& b = *m.getBody1();
-      if (!a.isActive() && !b.isActive()) continue;
-      const double base = std::min(contactBreakingThreshold(*a.getCollisionShape()),
-                                   contactBreakingThreshold(*b.getCollisionShape()));
-      widen(m, base);
-    }
-  }
-
- private:
-  void widen(btPersistentManifold& m, double base) const {
-    const double reach = substepReach(*m.getBody0(), substep_) + substepReach(*m.getBody1(), substep_);
-    m.setContactBreakingThreshold(std::max(base, std::min(reach, kMaxSpeculativeDistance)));
-  }
-  double substep_ = 1.0 / 60.0;
-};
-
-/// btSequentialImpulseConstraintSolver with warm-started joint rows (WorldSettings::
-/// warmStartJoints). Bullet's convertJoint() starts every joint row at zero impulse; here each
-/// row starts at the impulse it ended the previous substep with (clamped to its current bounds)
-/// and that impulse is applied to the solver bodies before the iterations, as Bullet does for
-/// contact points. A joint's rows are matched by position while its row count is unchanged (a
-/// limit engaging or releasing changes the count: that joint starts cold). Impulses are kept per
-/// joint slot (the constraint's user id).
-class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
- public:
-  static constexpr int kMaxRows = 12;  // 3 linear + 3 angular axes, each a limit and a motor row
-  struct Rows {
-    int count = 0;  // rows last substep; 0: cold
-    double impulse[kMaxRows] = {};
-  };
-  bool enabled = false;
-  /// Room for joint slot `index` (called when a joint is created: no allocation in a step).
-  void prepare(std::uint32_t index) {
-    if (rows_.size() <= index) rows_.resize(index + 1);
-    rows_[index] = Rows{};
-  }
-  void forget(std::uint32_t index) {
-    if (index < rows_.size()) rows_[index] = Rows{};
-  }
-
- protected:
-  btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies,
-                                        btPersistentManifold** manifolds, int numManifolds,
-                                        btTypedConstraint** constraints, int numConstraints,
-                                        const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override {
-    const btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
-        bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
-    if (!enabled) return r;
-    forEachJoint([&](Rows& rows, int first, int count) {
-      if (rows.count != count) return;
-      for (int k = 0; k < count; ++k) {
-        btSolverConstraint& row = m_tmpSolverNonContactConstraintPool[first + k];
-        // Motor rows (the only rows with compliance) start cold: their target moves every
-        // step with the animation, so last substep's impulse is no estimate of this one's.
-        if (row.m_cfm > 0) continue;
-        const double impulse = std::clamp(rows.impulse[k], static_cast<double>(row.m_lowerLimit),
-                                          static_cast<double>(row.m_upperLimit));
-        if (impulse == 0.0) continue;
-        row.m_appliedImpulse = impulse;
-        btSolverBody& a = m_tmpSolverBodyPool[row.m_solverBodyIdA];
-        btSolverBody& b = m_tmpSolverBodyPool[row.m_solverBodyIdB];
-        a.internalApplyImpulse(row.m_contactNormal1 * a.internalGetInvMass(), row.m_angularComponentA,
-                               impulse);
-        b.internalApplyImpulse(row.m_contactNormal2 * b.internalGetInvMass(), row.m_angularComponentB,
-                               impulse);
-      }
-    });
-    return r;
-  }
-
-  btScalar solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
-                                         const btContactSolverInfo& info) override {
-    if (enabled) {
-      forEachJoint([&](Rows& rows, int first, int count) {
-        rows.count = count <= kMaxRows ? count : 0;
-        for (int k = 0; k < rows.count; ++k)
-          rows.impulse[k] = m_tmpSolverNonContactConstraintPool[first + k].m_appliedImpulse;
-      });
-    }
-    return btSequentialImpulseConstraintSolver::solveGroupCacheFriendlyFinish(bodies, numBodies, info);
-  }
-
- private:
-  /// Calls f(rows, first, count) for every joint's run of rows in the group being solved.
-  template <typename F>
-  void forEachJoint(F&& f) {
-    const int n = m_tmpSolverNonContactConstraintPool.size();
-    int first = 0;
-    while (first < n) {
-      const void* owner = m_tmpSolverNonContactConstraintPool[first].m_originalContactPoint;
-      int end = first + 1;
-      while (end < n && m_tmpSolverNonContactConstraintPool[end].m_originalContactPoint == owner) ++end;
-      const int id = static_cast<const btTypedConstraint*>(owner)->getUserConstraintId();
-      if (id >= 0 && static_cast<std::size_t>(id) < rows_.size())
-        f(rows_[static_cast<std::size_t>(id)], first, end - first);
-      first = end;
-    }
-  }
-  std::vector<Rows> rows_;
-};
-
-struct ShapeKey {
-  enum class Kind : std::uint8_t { Sphere, Capsule, Box, Plane } kind = Kind::Sphere;
-  double v[4] = {0.0, 0.0, 0.0, 0.0};
-  bool operator==(const ShapeKey& o) const {
-    return kind == o.kind && v[0] == o.v[0] && v[1] == o.v[1] && v[2] == o.v[2] && v[3] == o.v[3];
-  }
-};
-
-struct ShapeEntry {
-  ShapeKey key;
-  std::unique_ptr<btCollisionShape> shape;
-  int refs = 0;
-  std::unique_ptr<ShapeMotion> motion;  // the shape's user pointer
-};
+}  // namespace
 
 // btDiscreteDynamicsWorld solving every simulation island on its own, with its manifolds and
 // constraints in a canonical order (by the adapter's slot indices, which a body keeps for its
@@ -410,207 +165,6 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
   std::vector<btTypedConstraint*> sorted_;
 };
 
-struct BodySlot {
-  std::unique_ptr<btRigidBody> body;  // null while the slot is free
-  btCollisionShape* shape = nullptr;
-  std::uint32_t generation = 0;
-  MotionType motion = MotionType::Dynamic;
-  double mass = 0.0;                 // dynamic mass (0 for static bodies)
-  btVector3 inertia{0.0, 0.0, 0.0};  // principal moments in C of the dynamic mass
-  CollisionFilter filter;
-  bool enabled = true;
-  std::uint64_t userData = 0;
-  std::vector<std::uint32_t> joints;  // joint slots attached to this body
-  // Pending kinematic move (moveKinematic until the end of the next step).
-  bool movePending = false;
-  int moveFirstSubstep = 0;
-  Transform moveStart;
-  Transform moveTarget;
-  Vec3 moveRotation{0.0};  // short-arc rotation vector from start to target (world)
-  Vec3 moveLinearVelocity{0.0};
-  Vec3 moveAngularVelocity{0.0};
-  // Anchor projection (projectJointAnchors): whether it moved the body in this substep, and the
-  // body's transform before it did.
-  bool projected = false;
-  btTransform beforeProjection = btTransform::getIdentity();
-  std::uint32_t warmResetPass = 0;  // resetWarmStarts: the pass that clears this body's contacts
-  // closestPoints: the shape's bounding sphere (in the body's frame) and the farthest a plane
-  // test reports beyond the asked distance (the larger of the shape's and the global threshold).
-  btVector3 boundingCentre{0.0, 0.0, 0.0};
-  btScalar boundingRadius = 0.0;
-  btScalar breakingThreshold = 0.0;
-  int worldGroup = 0;  // the collision group it was added to Bullet's world with (addToWorld)
-};
-
-struct JointSlot {
-  std::unique_ptr<btGeneric6DofSpring2Constraint> constraint;  // null while free
-  std::uint32_t generation = 0;
-  std::uint32_t bodyA = 0;
-  std::uint32_t bodyB = 0;
-  Transform aFromJoint;
-  Transform bFromJoint;
-  Vec3 lower{0.0};
-  Vec3 upper{0.0};
-  bool collideConnected = false;
-  bool inWorld = false;
-  JointMotorSettings motor;
-  Vec3 motorTargetEuler{0.0};   // jointAngles(motor.target), kept with the target
-  Vec3 motorTargetAngles{0.0};  // motorTargetEuler clamped to the limits
-  // Breakable joints only (a finite JointDesc::breakForce or breakTorque): Bullet's per-substep
-  // force and torque on its body A (our B), see checkJointBreaks().
-  double breakForce = std::numeric_limits<double>::infinity();
-  double breakTorque = std::numeric_limits<double>::infinity();
-  std::unique_ptr<btJointFeedback> feedback;
-  JointBreakState breakState;
-};
-
-bool finite(double v) { return std::isfinite(v); }
-
-std::string fmt(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
-std::string fmt(const Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x << ", " << v.y << ", " << v.z << ")";
-  return s.str();
-}
-
-double wrapAngle(double a) {
-  a = std::remainder(a, 2.0 * kPi);
-  return a;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-class BulletWorld final : public PhysicsWorld {
- public:
-  explicit BulletWorld(const WorldSettings& settings);
-  ~BulletWorld() override;
-
-  Result<BodyId> createBody(const BodyDesc& desc) override;
-  void destroyBody(BodyId body) override;
-  Result<JointId> createJoint(const JointDesc& desc) override;
-  void destroyJoint(JointId joint) override;
-  BodyId addGroundPlane(const Vec3& normal, double offset, double friction) override;
-  BodyId addStaticBox(const Transform& worldFromBox, const Vec3& halfExtents, double friction) override;
-  int bodyCount() const override { return liveBodies_; }
-  int jointCount() const override { return liveJoints_; }
-
-  void setMotionType(BodyId body, MotionType motion) override;
-  MotionType motionType(BodyId body) const override;
-  void moveKinematic(BodyId body, const Transform& worldFromBody, double dt) override;
-  void setTransform(BodyId body, const Transform& worldFromBody) override;
-  Transform transform(BodyId body) const override;
-  void setLinearVelocity(BodyId body, const Vec3& velocity) override;
-  void setAngularVelocity(BodyId body, const Vec3& omega) override;
-  Vec3 linearVelocity(BodyId body) const override;
-  Vec3 angularVelocity(BodyId body) const override;
-  double mass(BodyId body) const override;
-  glm::dmat3 worldInertia(BodyId body) const override;
-  void applyLinearImpulse(BodyId body, const Vec3& impulse, const Vec3& worldPoint) override;
-  void applyAngularImpulse(BodyId body, const Vec3& angularImpulse) override;
-  void setCollisionFilter(BodyId body, const CollisionFilter& filter) override;
-  CollisionFilter collisionFilter(BodyId body) const override;
-  void setEnabled(BodyId body, bool enabled) override;
-  bool isEnabled(BodyId body) const override;
-  bool isSleeping(BodyId body) const override;
-  void wake(BodyId body) override;
-  void sleep(BodyId body) override;
-  void resetWarmStart(JointId joint) override;
-  void resetWarmStarts(std::span<const JointId> joints) override;
-  void setJointMotor(JointId joint, const JointMotorSettings& motor) override;
-  void setJointFrames(JointId joint, const Transform& bodyAFromJoint,
-                      const Transform& bodyBFromJoint) override;
-  void setJointLimits(JointId joint, const Vec3& angularLower, const Vec3& angularUpper) override;
-  void setPairCollision(BodyId a, BodyId b, bool enabled) override;
-  Quat jointRelativeRotation(JointId joint) const override;
-  double jointAnchorSeparation(JointId joint) const override;
-  JointBreakState jointBreakState(JointId joint) const override;
-
-  void step(double dt, int substeps) override;
-  const StepStats& lastStepStats() const override { return stats_; }
-  const WorldSettings& settings() const override { return settings_; }
-
-  bool capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
-                       std::uint32_t mask) const override;
-  double sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
-                      std::uint32_t mask) const override;
-  double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
-  int contactCount(BodyId body) const override;
-  /// closestPoints against the static planes alone (planesInWorld_).
-  int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex, std::uint32_t mask,
-                  std::span<SurfacePoint> out) const;
-  int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
-                    std::span<SurfacePoint> out) const override;
-
-  BulletObjectCounts objectCounts() const;
-  void injectNonFiniteVelocity(BodyId body);
-
- private:
-  static void preTickCallback(btDynamicsWorld* world, btScalar timeStep);
-  static void postTickCallback(btDynamicsWorld* world, btScalar timeStep);
-  void preTick(double h);
-  void postTick(double h);
-
-  BodySlot* slotOf(BodyId id);
-  const BodySlot* slotOf(BodyId id) const;
-  JointSlot* slotOf(JointId id);
-  const JointSlot* slotOf(JointId id) const;
-  BodyId handleOf(std::uint32_t index) const {
-    return BodyId{(bodies_[index].generation << kIndexBits) | index};
-  }
-
-  btCollisionShape* acquireShape(const ShapeKey& key);
-  void releaseShape(btCollisionShape* shape);
-  Result<BodyId> addBody(const BodyDesc& desc, const ShapeKey& key, const Vec3& inertia);
-  void applyMotionType(BodySlot& slot, MotionType motion);
-  void addToWorld(BodySlot& slot);
-  void removeFromWorld(BodySlot& slot);
-  void updateJointMembership(JointSlot& joint);
-  void wakeJointed(const BodySlot& slot);
-  void wakeTouching(const BodySlot& slot);
-  void destroyJointAt(std::uint32_t index);
-  void updateMotor(JointSlot& joint, double h);
-  void applyLimits(JointSlot& joint, const Vec3& lower, const Vec3& upper);
-  void finishKinematicMoves();
-  void projectJointAnchors();
-  void checkJointBreaks();
-  void keepProjectedBodiesOutOfFixedBodies();
-  void advanceKinematicMoves();
-  void collectStats(int substeps);
-
-  WorldSettings settings_;
-  std::unique_ptr<btDefaultCollisionConfiguration> config_;
-  std::unique_ptr<SpeculativeDispatcher> dispatcher_;
-  std::unique_ptr<btDbvtBroadphase> broadphase_;
-  std::unique_ptr<JointWarmStartSolver> solver_;
-  std::vector<ShapeEntry> shapes_;
-  std::unique_ptr<ResizableCapsule> queryCapsule_;
-  std::unique_ptr<btCollisionObject> queryObject_;
-  std::unique_ptr<btDiscreteDynamicsWorld> world_;
-
-  std::vector<BodySlot> bodies_;
-  std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
-  // closestPoints: the static planes in Bullet's world (slot indices, in the order added) and,
-  // per collision-group bit, how many other bodies are in it.
-  std::vector<std::uint32_t> planesInWorld_;
-  int othersInWorld_[32] = {};
-  std::vector<std::uint32_t> freeBodies_;
-  int liveBodies_ = 0;
-  std::vector<JointSlot> joints_;
-  std::vector<std::uint32_t> freeJoints_;
-  int liveJoints_ = 0;
-  std::vector<std::uint32_t> breakableJoints_;  // slots with a finite break force or torque
-
-  StepStats stats_;
-  bool stepping_ = false;
-  int substepIndex_ = 0;
-  int substepCount_ = 0;
-};
-
 BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   // Sanitise: the settings() getter reports what is in use.
   if (!isFinite(settings_.gravity)) settings_.gravity = Vec3{0.0, -9.81, 0.0};
@@ -703,56 +257,6 @@ const JointSlot* BulletWorld::slotOf(JointId id) const {
   assert(var != nullptr && "invalid or dead JointId"); \
   if (var == nullptr) return __VA_ARGS__
 
-// --- Shapes ---------------------------------------------------------------------------------------
-
-btCollisionShape* BulletWorld::acquireShape(const ShapeKey& key) {
-  for (ShapeEntry& entry : shapes_) {
-    if (entry.key == key) {
-      ++entry.refs;
-      return entry.shape.get();
-    }
-  }
-  std::unique_ptr<btCollisionShape> shape;
-  switch (key.kind) {
-    case ShapeKey::Kind::Sphere:
-      shape = std::make_unique<btSphereShape>(key.v[0]);
-      break;
-    case ShapeKey::Kind::Capsule:
-      shape = std::make_unique<btCapsuleShape>(key.v[0], 2.0 * key.v[1]);
-      break;
-    case ShapeKey::Kind::Box: {
-      const double minHalf = std::min({key.v[0], key.v[1], key.v[2]});
-      // Bullet keeps the outer size and rounds the corners by the margin.
-      auto box = std::make_unique<btBoxShape>(btVector3(key.v[0], key.v[1], key.v[2]));
-      box->setMargin(std::min(kBoxMargin, 0.5 * minHalf));
-      shape = std::move(box);
-      break;
-    }
-    case ShapeKey::Kind::Plane:
-      shape = std::make_unique<btStaticPlaneShape>(btVector3(key.v[0], key.v[1], key.v[2]), key.v[3]);
-      break;
-  }
-  auto motion = std::make_unique<ShapeMotion>();
-  motion->disc = shape->getAngularMotionDisc();
-  motion->breakingFactor = gContactBreakingThreshold;
-  motion->breaking = shape->getContactBreakingThreshold(gContactBreakingThreshold);
-  shape->setUserPointer(motion.get());
-  shapes_.push_back(ShapeEntry{key, std::move(shape), 1, std::move(motion)});
-  return shapes_.back().shape.get();
-}
-
-void BulletWorld::releaseShape(btCollisionShape* shape) {
-  for (std::size_t i = 0; i < shapes_.size(); ++i) {
-    if (shapes_[i].shape.get() != shape) continue;
-    if (--shapes_[i].refs == 0) {
-      shapes_[i] = std::move(shapes_.back());
-      shapes_.pop_back();
-    }
-    return;
-  }
-  assert(false && "shape not owned by this world");
-}
-
 // --- Bodies ---------------------------------------------------------------------------------------
 
 Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
@@ -804,7 +308,8 @@ Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
   if (!(finite(desc.friction) && desc.friction >= 0.0))
     return Error{"createBody: friction must be finite and >= 0 (got " + fmt(desc.friction) + ")"};
   if (!(finite(desc.rollingFriction) && desc.rollingFriction >= 0.0))
-    return Error{"createBody: rollingFriction must be finite and >= 0 (got " + fmt(desc.rollingFriction) + ")"};
+    return Error{"createBody: rollingFriction must be finite and >= 0 (got " + fmt(desc.rollingFriction) +
+                 ")"};
   if (!(finite(desc.restitution) && desc.restitution >= 0.0 && desc.restitution <= 1.0))
     return Error{"createBody: restitution must be in [0, 1] (got " + fmt(desc.restitution) + ")"};
   if (!(finite(desc.linearDamping) && desc.linearDamping >= 0.0))
@@ -1407,69 +912,6 @@ void BulletWorld::setJointMotor(JointId id, const JointMotorSettings& motor) {
   bodies_[joint->bodyB].body->activate();
 }
 
-void BulletWorld::updateMotor(JointSlot& joint, double h) {
-  btGeneric6DofSpring2Constraint& c = *joint.constraint;
-  const JointMotorSettings& m = joint.motor;
-  c.calculateTransforms();
-  const btRigidBody& ra = c.getRigidBodyA();
-  const btRigidBody& rb = c.getRigidBodyB();
-  for (int i = 0; i < 3; ++i) {
-    const bool locked = joint.lower[i] == joint.upper[i];
-    const double kp = m.stiffness[i];
-    const double kd = m.damping[i];
-    const double denom = h * kp + kd;
-    if (locked || !(denom > 0.0)) {
-      c.enableMotor(3 + i, false);
-      continue;
-    }
-    const bool open = joint.lower[i] > joint.upper[i];
-    double error = joint.motorTargetAngles[i] - c.getAngle(i);
-    if (open && i != 1) error = wrapAngle(error);
-    const btVector3 axis = c.getAxis(i);
-    // Bullet's row i turns about axis i, the dual of the Euler axes (perpendicular to the other
-    // two), so its velocity is the angle's rate times cos(angle y) for X and Z (1 for Y): by the
-    // gimbal lock the rows of X and Z measure a fraction of their angles' rates. The PD below is
-    // on the angles, so each row's target and compliance are scaled by that factor (scale the
-    // target alone and the servo asks X and Z for 1 / cos y times the rates it means).
-    const btVector3 eulerAxis = i == 0   ? c.getCalculatedTransformB().getBasis().getColumn(0)
-                                : i == 2 ? c.getCalculatedTransformA().getBasis().getColumn(2)
-                                         : axis;
-    const double rowFromRate =
-        m.angleRateRows ? std::max(std::abs(eulerAxis.dot(axis)), kMinRowFromRate) : 1.0;
-    // J M^-1 J^T of the angular row (zero for a static or kinematic body).
-    const double jmj =
-        axis.dot(ra.getInvInertiaTensorWorld() * axis) + axis.dot(rb.getInvInertiaTensorWorld() * axis);
-    if (!(jmj > 1e-12)) {
-      c.enableMotor(3 + i, false);
-      continue;
-    }
-    // The implicit PD as a soft constraint on the row's rate w (= d angle / dt):
-    //   lambda = h (Kp (e - h w') - Kd w')  <=>  w' = v_t - gamma_i lambda,
-    //   v_t = Kp e / (h Kp + Kd),  gamma_i = 1 / (h (h Kp + Kd))   [an impulse compliance].
-    // Bullet's row converges to lambda = (v_t - w') / (jmj (1 + cfm)), so cfm = gamma_i / jmj.
-    // Bullet's Gauss-Seidel update omits cfm from the row's diagonal (it is SOR with factor
-    // 1 + cfm), which diverges for cfm >= 1, i.e. for soft drives. Those keep cfm at
-    // kMaxMotorCfm and move the target so the isolated pair still gets the exact implicit
-    // impulse: w_t' = w0 + (v_t - w0) (1 + cfm) / (1 + gamma).
-    // A moving target (rate r): tau = Kp (e + h r - h w') + Kd (r - w') gives v_t + r.
-    // In row units (u = rowFromRate * rate, lambda = Q / rowFromRate for the angle's generalised
-    // impulse Q): v_t and gamma_i gain the factor rowFromRate and rowFromRate^2.
-    const double gamma = rowFromRate * rowFromRate / (h * denom * jmj);
-    const double cfm = std::min(gamma, kMaxMotorCfm);
-    double target = rowFromRate * (kp * error / denom + m.targetRates[i]);
-    if (gamma > cfm) {
-      const double w0 = ra.getAngularVelocity().dot(axis) - rb.getAngularVelocity().dot(axis);
-      target = w0 + (target - w0) * (1.0 + cfm) / (1.0 + gamma);
-    }
-    c.setTargetVelocity(3 + i, target);
-    c.setParam(BT_CONSTRAINT_CFM, cfm, 3 + i);
-    // Bullet 3.24 scales the motor bound by the substep (a force, not an impulse): checked by
-    // Motor.TorqueLimitIsHonoured.
-    c.setMaxMotorForce(3 + i, std::isinf(m.maxTorque) ? SIMD_INFINITY : m.maxTorque);
-    c.enableMotor(3 + i, true);
-  }
-}
-
 void BulletWorld::setJointFrames(JointId id, const Transform& bodyAFromJoint,
                                  const Transform& bodyBFromJoint) {
   HANDOFF_JOINT_OR_RETURN(joint, id);
@@ -1614,130 +1056,6 @@ void BulletWorld::preTick(double h) {
   for (JointSlot& joint : joints_) {
     if (joint.constraint && joint.inWorld && joint.motor.enabled && !joint.breakState.broken)
       updateMotor(joint, h);
-  }
-}
-
-void BulletWorld::projectJointAnchors() {
-  // Non-linear Gauss-Seidel on the anchor (point) constraints, after Bullet integrated the
-  // substep: the velocity solve keeps anchors' relative velocity at zero, but integrating fast
-  // rotations (omega * h large, e.g. thin limbs hitting the ground) moves anchors apart along the
-  // arc by about omega^2 r h^2 / 2 per substep, which Baumgarte only removes over later substeps.
-  // Each pass moves the two bodies along the point constraint's effective mass
-  // K = (1/mA + 1/mB) I - [rA]x IA^-1 [rA]x - [rB]x IB^-1 [rB]x so the anchors coincide (as Jolt's
-  // position iterations do). Velocities are untouched.
-  bool anyProjected = false;
-  for (int pass = 0; pass < kJointPositionIterations; ++pass) {
-    bool movedInPass = false;
-    for (JointSlot& joint : joints_) {
-      if (!joint.constraint || !joint.inWorld || joint.breakState.broken) continue;
-      btRigidBody& a = *bodies_[joint.bodyA].body;
-      btRigidBody& b = *bodies_[joint.bodyB].body;
-      const double invMassA = a.getInvMass();
-      const double invMassB = b.getInvMass();
-      if (invMassA == 0.0 && invMassB == 0.0) continue;
-      if (!a.isActive() && !b.isActive()) continue;
-      const btTransform& ta = a.getCenterOfMassTransform();
-      const btTransform& tb = b.getCenterOfMassTransform();
-      const btVector3 pa = ta * toBt(joint.aFromJoint.translation);
-      const btVector3 pb = tb * toBt(joint.bFromJoint.translation);
-      const btVector3 gap = pb - pa;
-      const double gapLength = gap.length();
-      if (!(gapLength > kProjectionTolerance)) continue;
-      // Only the excess over the tolerance: small drift stays with the velocity solver, whose
-      // Baumgarte term is gentler on energy than moving bodies without changing their velocity.
-      const btVector3 error = gap * ((gapLength - kProjectionTolerance) / gapLength);
-      const btVector3 ra = pa - ta.getOrigin();
-      const btVector3 rb = pb - tb.getOrigin();
-      const btMatrix3x3 skewA(0.0, -ra.z(), ra.y(), ra.z(), 0.0, -ra.x(), -ra.y(), ra.x(), 0.0);
-      const btMatrix3x3 skewB(0.0, -rb.z(), rb.y(), rb.z(), 0.0, -rb.x(), -rb.y(), rb.x(), 0.0);
-      btMatrix3x3 k =
-          skewA * a.getInvInertiaTensorWorld() * skewA + skewB * b.getInvInertiaTensorWorld() * skewB;
-      k = btMatrix3x3(invMassA + invMassB, 0.0, 0.0, 0.0, invMassA + invMassB, 0.0, 0.0, 0.0,
-                      invMassA + invMassB) -
-          k;
-      if (!(std::abs(k.determinant()) > 1e-18)) continue;
-      const btVector3 p = k.inverse() * error;  // a "positional impulse": +p on A, -p on B
-      const auto move = [](BodySlot& slot, const btVector3& impulse, const btVector3& r, double invMass) {
-        if (invMass == 0.0) return;
-        btRigidBody& body = *slot.body;
-        btTransform t = body.getCenterOfMassTransform();
-        if (!slot.projected) {
-          slot.projected = true;
-          slot.beforeProjection = t;
-        }
-        t.setOrigin(t.getOrigin() + impulse * invMass);
-        const btVector3 theta = body.getInvInertiaTensorWorld() * r.cross(impulse);
-        const double angle = theta.length();
-        if (angle > 0.0) {
-          btQuaternion q = btQuaternion(theta / angle, angle) * t.getRotation();
-          q.normalize();
-          t.setRotation(q);
-        }
-        body.setCenterOfMassTransform(t);  // keeps velocities, updates the world inertia
-      };
-      move(bodies_[joint.bodyA], p, ra, invMassA);
-      move(bodies_[joint.bodyB], -p, rb, invMassB);
-      movedInPass = true;
-    }
-    if (!movedInPass) break;
-    anyProjected = true;
-    keepProjectedBodiesOutOfFixedBodies();
-  }
-  if (!anyProjected) return;
-  for (const JointSlot& joint : joints_) {
-    if (!joint.constraint) continue;
-    bodies_[joint.bodyA].projected = false;
-    bodies_[joint.bodyB].projected = false;
-  }
-}
-
-void BulletWorld::keepProjectedBodiesOutOfFixedBodies() {
-  // The projection moves bodies without looking at their contacts: a limb whose joint is pulled
-  // by a heavier body hitting a wall at 40 m/s was put 6.6 cm into the wall (its centre past the
-  // face). For every contact of a projected dynamic body with a static or kinematic one, undo
-  // the part of the projection's displacement that put the contact point deeper than it was
-  // before the projection (or into penetration, when it was apart), by translating the body
-  // along the contact normal. Contacts between two dynamic bodies are left to the solver.
-  const int manifolds = dispatcher_->getNumManifolds();
-  for (int m = 0; m < manifolds; ++m) {
-    const btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(m);
-    if (manifold->getNumContacts() == 0) continue;
-    const btCollisionObject* object0 = manifold->getBody0();
-    const btCollisionObject* object1 = manifold->getBody1();
-    const bool fixed0 = object0->isStaticOrKinematicObject();
-    const bool fixed1 = object1->isStaticOrKinematicObject();
-    if (fixed0 == fixed1) continue;
-    const btCollisionObject* movedObject = fixed0 ? object1 : object0;
-    const btCollisionObject* fixedObject = fixed0 ? object0 : object1;
-    const int index = movedObject->getUserIndex();
-    if (index < 0 || static_cast<std::size_t>(index) >= bodies_.size()) continue;
-    BodySlot& slot = bodies_[static_cast<std::size_t>(index)];
-    if (!slot.projected || slot.body.get() != movedObject) continue;
-    const btTransform& now = slot.body->getCenterOfMassTransform();
-    const btTransform& fixedTransform = fixedObject->getWorldTransform();
-    double push = 0.0;
-    btVector3 pushNormal(0.0, 0.0, 0.0);
-    for (int c = 0; c < manifold->getNumContacts(); ++c) {
-      const btManifoldPoint& point = manifold->getContactPoint(c);
-      // Bullet's normal points from body 1 (B) toward body 0 (A); make it point from the fixed
-      // body toward the moved one.
-      const btVector3 normal = fixed0 ? -point.m_normalWorldOnB : point.m_normalWorldOnB;
-      const btVector3& movedLocal = fixed0 ? point.m_localPointB : point.m_localPointA;
-      const btVector3& fixedLocal = fixed0 ? point.m_localPointA : point.m_localPointB;
-      const btVector3 onFixed = fixedTransform * fixedLocal;
-      const double before = (slot.beforeProjection * movedLocal - onFixed).dot(normal);
-      const double after = (now * movedLocal - onFixed).dot(normal);
-      const double allowed = std::min(before, 0.0);
-      if (after < allowed && allowed - after > push) {
-        push = allowed - after;
-        pushNormal = normal;
-      }
-    }
-    if (push > 0.0) {
-      btTransform t = now;
-      t.setOrigin(t.getOrigin() + pushNormal * push);
-      slot.body->setCenterOfMassTransform(t);
-    }
   }
 }
 
@@ -2081,18 +1399,7 @@ void BulletWorld::injectNonFiniteVelocity(BodyId id) {
   slot->body->setLinearVelocity(btVector3(nan, nan, nan));
 }
 
-}  // namespace
-
-std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings) {
-  return std::make_unique<BulletWorld>(settings);
-}
-
-BulletObjectCounts bulletObjectCounts(const PhysicsWorld& world) {
-  const auto* bullet = dynamic_cast<const BulletWorld*>(&world);
-  return bullet ? bullet->objectCounts() : BulletObjectCounts{};
-}
-
-namespace bullet_detail {
+// --- Test hooks (bullet_internal.h) ---------------------------------------------------------------
 
 void injectNonFiniteVelocity(PhysicsWorld& world, BodyId body) {
   if (auto* bullet = dynamic_cast<BulletWorld*>(&world)) bullet->injectNonFiniteVelocity(body);
@@ -2116,4 +1423,14 @@ Vec3 spring2Angles(const Transform& worldFromA, const Transform& aFromJoint, con
 }
 
 }  // namespace bullet_detail
+
+std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings) {
+  return std::make_unique<bullet_detail::BulletWorld>(settings);
+}
+
+BulletObjectCounts bulletObjectCounts(const PhysicsWorld& world) {
+  const auto* bullet = dynamic_cast<const bullet_detail::BulletWorld*>(&world);
+  return bullet ? bullet->objectCounts() : BulletObjectCounts{};
+}
+
 }  // namespace handoff

@@ -42,9 +42,15 @@ struct Snapshot {
   std::vector<Transform> display;
 
   static Snapshot of(const Character& c) {
-    Snapshot s;
-    const Ragdoll& r = c.ragdoll();
+    Snapshot s = of(c.ragdoll());
     s.state = c.state();
+    s.handoffs = c.handoffs().size();
+    s.displayRoot = c.displayRoot();
+    s.display.assign(c.displayLocals().begin(), c.displayLocals().end());
+    return s;
+  }
+  static Snapshot of(const Ragdoll& r) {
+    Snapshot s;
     for (int b = 0; b < r.bodyCount(); ++b) {
       s.poses.push_back(r.world().transform(r.body(b)));
       s.linear.push_back(r.world().linearVelocity(r.body(b)));
@@ -53,9 +59,6 @@ struct Snapshot {
     }
     s.historySize = r.history().size();
     s.historyTime = r.history().size() > 0 ? r.history().time(0) : -1.0;
-    s.handoffs = c.handoffs().size();
-    s.displayRoot = c.displayRoot();
-    s.display.assign(c.displayLocals().begin(), c.displayLocals().end());
     return s;
   }
   ::testing::AssertionResult equals(const Snapshot& o) const {
@@ -77,22 +80,41 @@ struct Snapshot {
   }
 };
 
-// A character animated for 10 frames on flat ground.
+// A character animated for 10 frames on flat ground, and beside it (in a world of its own) a
+// Ragdoll of the same asset fed the same poses: the Ragdoll-level refusals are checked on that
+// one (a Character gives no mutable access to its ragdoll).
 struct Scene {
   std::unique_ptr<PhysicsWorld> world = createBulletWorld();
   std::optional<DrivenCharacter> d;
+  std::unique_ptr<PhysicsWorld> loneWorld = createBulletWorld();
+  std::unique_ptr<Ragdoll> loneRagdoll;
+  double loneTime = 0.0;  ///< Time of the lone ragdoll's newest pose. [s]
   explicit Scene(int frames = 10) {
     world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
+    loneWorld->addGroundPlane(Vec3{0, 1, 0}, 0.0);
     const test::Character& c = loadCharacter("deepmimic/humanoid3d_run.bvh");
     if (!c.asset) return;
     d = DrivenCharacter::create(*world, c, Transform::identity());
-    for (int i = 0; d && i < frames; ++i) {
+    if (!d) return;
+    std::vector<Transform> models(d->locals.size());
+    localToModel(c.skeleton(), d->locals, models);
+    Result<std::unique_ptr<Ragdoll>> lone =
+        Ragdoll::create(*loneWorld, c.asset, c.skeleton(), Transform::identity(), models);
+    EXPECT_TRUE(lone) << lone.error();
+    if (!lone) return;
+    loneRagdoll = std::move(lone).value();
+    for (int i = 0; i < frames; ++i) {
       EXPECT_TRUE(d->preStep());
+      localToModel(c.skeleton(), d->locals, models);
+      loneTime += kRobustDt;
+      EXPECT_TRUE(loneRagdoll->setAnimatedPose(loneTime, d->root, models, false, kRobustDt));
       world->step(kRobustDt, 2);
+      loneWorld->step(kRobustDt, 2);
       d->character->postStep(kRobustDt);
     }
   }
   Character& ch() { return *d->character; }
+  Ragdoll& lone() { return *loneRagdoll; }
 };
 
 void expectRefused(const Status& s, const std::string& fragment) {
@@ -125,8 +147,11 @@ TEST(Refusal, NonFiniteAnimationPose) {
   localToModel(ch.skeleton(), scene.d->locals, models);
   const int pelvisJoint = ch.ragdoll().asset().bodies[0].joint;
   models[static_cast<size_t>(pelvisJoint)].translation.x = kNaN;
-  expectRefused(ch.ragdoll().setAnimatedPose(ch.time() + kRobustDt, scene.d->root, models, false, kRobustDt),
-                "bone '" + ch.ragdoll().asset().bodies[0].name + "' pose is not finite");
+  const Snapshot loneBefore = Snapshot::of(scene.lone());
+  expectRefused(
+      scene.lone().setAnimatedPose(scene.loneTime + kRobustDt, scene.d->root, models, false, kRobustDt),
+      "bone '" + ch.ragdoll().asset().bodies[0].name + "' pose is not finite");
+  EXPECT_TRUE(loneBefore.equals(Snapshot::of(scene.lone())));
   EXPECT_TRUE(before.equals(Snapshot::of(ch)));
   // The character still runs from there.
   EXPECT_TRUE(scene.d->preStep());
@@ -141,9 +166,11 @@ TEST(Refusal, NonFiniteVelocitySample) {
   localToModel(ch.skeleton(), scene.d->locals, models);
   const int chest = ch.ragdoll().asset().bodies[2].joint;
   models[static_cast<size_t>(chest)].rotation.w = kInf;
-  const double between = ch.ragdoll().history().time(0) - kRobustDt / 8;
-  expectRefused(ch.ragdoll().addDenseSample(between, scene.d->root, models),
+  const double between = scene.lone().history().time(0) - kRobustDt / 8;
+  const Snapshot loneBefore = Snapshot::of(scene.lone());
+  expectRefused(scene.lone().addDenseSample(between, scene.d->root, models),
                 "bone '" + ch.ragdoll().asset().bodies[2].name + "' pose is not finite");
+  EXPECT_TRUE(loneBefore.equals(Snapshot::of(scene.lone())));
   EXPECT_TRUE(before.equals(Snapshot::of(ch)));
   // Through the controller: the dense sample is refused (event), the handoff goes on without it.
   std::vector<Transform> dense = scene.d->locals;
@@ -171,8 +198,10 @@ TEST(Refusal, ZeroNegativeAndNonFiniteTimeStep) {
   }
   std::vector<Transform> models(scene.d->locals.size());
   localToModel(ch.skeleton(), scene.d->locals, models);
-  expectRefused(ch.ragdoll().setAnimatedPose(ch.time() + kRobustDt, scene.d->root, models, false, 0.0),
+  const Snapshot loneBefore = Snapshot::of(scene.lone());
+  expectRefused(scene.lone().setAnimatedPose(scene.loneTime + kRobustDt, scene.d->root, models, false, 0.0),
                 "time step must be positive and finite");
+  EXPECT_TRUE(loneBefore.equals(Snapshot::of(scene.lone())));
   EXPECT_TRUE(before.equals(Snapshot::of(ch)));
 }
 
@@ -188,13 +217,15 @@ TEST(Refusal, DuplicateTimestamps) {
   // A pose sample at the history's newest time.
   std::vector<Transform> models(scene.d->locals.size());
   localToModel(ch.skeleton(), scene.d->locals, models);
-  const double newest = ch.ragdoll().history().time(0);
-  expectRefused(ch.ragdoll().setAnimatedPose(newest, scene.d->root, models, false, kRobustDt),
+  const double newest = scene.lone().history().time(0);
+  const Snapshot loneBefore = Snapshot::of(scene.lone());
+  expectRefused(scene.lone().setAnimatedPose(newest, scene.d->root, models, false, kRobustDt),
                 "does not advance");
-  EXPECT_TRUE(before.equals(Snapshot::of(ch)));
+  EXPECT_TRUE(loneBefore.equals(Snapshot::of(scene.lone())));
   // A dense velocity sample at the newest time (a zero-length difference).
-  expectRefused(ch.ragdoll().addDenseSample(newest, scene.d->root, models),
+  expectRefused(scene.lone().addDenseSample(newest, scene.d->root, models),
                 "is not between the two newest samples");
+  EXPECT_TRUE(loneBefore.equals(Snapshot::of(scene.lone())));
   EXPECT_TRUE(before.equals(Snapshot::of(ch)));
 }
 
@@ -208,16 +239,18 @@ TEST(Refusal, CommitAtNonFinitePoseStaysAnimated) {
   const int thigh = ch.ragdoll().asset().bodyForSlot(Slot::UpperLegL);
   models[static_cast<size_t>(ch.ragdoll().asset().bodies[static_cast<size_t>(thigh)].joint)].rotation.y =
       kNaN;
+  const Snapshot loneBefore = Snapshot::of(scene.lone());
   const HandoffRecord record =
-      ch.ragdoll().commitAt(HandoffSettings{}, ch.time() + kRobustDt, scene.d->root, models);
+      scene.lone().commitAt(HandoffSettings{}, scene.loneTime + kRobustDt, scene.d->root, models);
   EXPECT_FALSE(record.committed);
   EXPECT_NE(record.failure.find(ch.ragdoll().asset().bodies[static_cast<size_t>(thigh)].name),
             std::string::npos)
       << record.failure;
   std::printf("refused: %s\n", record.failure.c_str());
+  EXPECT_TRUE(loneBefore.equals(Snapshot::of(scene.lone())));
+  for (int b = 0; b < scene.lone().bodyCount(); ++b)
+    EXPECT_EQ(scene.lone().authority(b), Authority::Animation);
   EXPECT_TRUE(before.equals(Snapshot::of(ch)));
-  for (int b = 0; b < ch.ragdoll().bodyCount(); ++b)
-    EXPECT_EQ(ch.ragdoll().authority(b), Authority::Animation);
 }
 
 TEST(Refusal, NonFiniteImpulse) {

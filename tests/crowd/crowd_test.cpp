@@ -2,6 +2,7 @@
 // merging and splitting spaces, handoff-side sleeping of a jittering pile, freeze/thaw, physics
 // LOD mapping and pooled creation. Scenes are small (a few ragdolls, a few hundred steps).
 #include "handoff/crowd.h"
+#include "handoff/handoff.h"
 #include "handoff/physics_bullet.h"
 
 #include <gtest/gtest.h>
@@ -563,6 +564,47 @@ TEST(Crowd, AddTakesBodiesFromThePool) {
   crowd->step(kDt, pool);
   EXPECT_EQ(crowd->stats().poolMisses, static_cast<int>(crowd->asset().bodies.size()));
   EXPECT_EQ(crowd->stats().simulatedBodies, 3 * static_cast<int>(crowd->asset().bodies.size()) + 7);
+}
+
+// One construction path (handoff::createRagdollBodies, also Ragdoll::create's): the crowd's pooled
+// ragdolls get the asset's masses and filters, created out of the simulation; a body the engine
+// refuses fails the whole ragdoll (nothing left behind), and a crowd refuses such an asset at
+// creation, by the body's name, instead of failing later in a pooled creation.
+TEST(Crowd, RagdollsComeFromTheOneConstructionPath) {
+  const RagdollAsset& asset = *character().asset;
+  const size_t nb = asset.bodies.size(), nj = asset.joints.size();
+  std::unique_ptr<PhysicsWorld> world = createBulletWorld({});
+  const int bodiesBefore = world->bodyCount(), jointsBefore = world->jointCount();
+  const std::vector<Transform> parked(nb, Transform::fromTranslation(Vec3{0.0, -1000.0, 0.0}));
+  std::vector<BodyId> bodies(nb);
+  std::vector<JointId> joints(nj);
+  ASSERT_TRUE(createRagdollBodies(*world, asset, MotionType::Dynamic, parked, bodies, joints, false).ok());
+  EXPECT_EQ(world->bodyCount(), bodiesBefore + static_cast<int>(nb));
+  EXPECT_EQ(world->jointCount(), jointsBefore + static_cast<int>(nj));
+  for (size_t b = 0; b < nb; ++b) {
+    EXPECT_FALSE(world->isEnabled(bodies[b])) << asset.bodies[b].name;
+    EXPECT_EQ(world->motionType(bodies[b]), MotionType::Dynamic);
+    EXPECT_NEAR(world->mass(bodies[b]), asset.bodies[b].mass, 1e-12) << asset.bodies[b].name;
+    EXPECT_EQ(world->collisionFilter(bodies[b]), asset.bodies[b].filter) << asset.bodies[b].name;
+  }
+
+  RagdollAsset bad = asset;
+  const size_t broken = nb / 2;
+  bad.bodies[broken].shape.radius = -1.0;
+  bad.bodies[broken].shape.halfExtents = Vec3{-1.0};
+  Status refused = createRagdollBodies(*world, bad, MotionType::Dynamic, parked, bodies, joints);
+  ASSERT_FALSE(refused.ok());
+  std::printf("refused: %s\n", refused.error().c_str());
+  EXPECT_NE(refused.error().find(bad.bodies[broken].name), std::string::npos);
+  EXPECT_EQ(world->bodyCount(), bodiesBefore + static_cast<int>(nb)) << "the failed ragdoll left no body";
+  EXPECT_EQ(world->jointCount(), jointsBefore + static_cast<int>(nj));
+  for (const BodyId id : bodies) EXPECT_FALSE(id.valid());
+
+  Result<std::unique_ptr<Crowd>> crowd =
+      Crowd::create(std::make_shared<const RagdollAsset>(bad), character().skeleton, floorAt0());
+  ASSERT_FALSE(crowd.ok());
+  std::printf("crowd refused: %s\n", crowd.error().c_str());
+  EXPECT_NE(crowd.error().find(bad.bodies[broken].name), std::string::npos);
 }
 
 }  // namespace

@@ -5,12 +5,15 @@
 // the clip at the time since the transition started, and so compared every frame of such a
 // recovery with the wrong frames of the clip. Mesh2Motion's jog, handed off at 0.4 s, falls into
 // a pose the retargeted face-up clip needs a hold for.
+#include "handoff/controller.h"
 #include "handoff/measure.h"
+#include "handoff/recovery.h"
 #include "handoff/runner.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -33,6 +36,57 @@ Scenario jogFallsAndGetsUp() {
   return s ? *s : Scenario{};
 }
 
+/// The recovery's per-frame jumps recomputed here, apart from measure.h: the displayed pelvis and
+/// feet (displayRoot * the model pose of displayLocals) on every Recovering frame and the frame the
+/// recovery finished on, less the get-up clip's own move over the frame, the clip sampled at a
+/// time the caller gives (the one Character plays, or the old runner's).
+struct HoldJumps {
+  const Character& ch;
+  std::vector<int> tracked;
+  int pelvis;
+  std::vector<Transform> models, clipNow, clipBefore, clipModelsNow, clipModelsBefore;
+  std::vector<Vec3> shown, shownLast;
+  bool haveShown = false;
+
+  explicit HoldJumps(const Character& character)
+      : ch(character),
+        tracked(character.trackedJoints().begin(), character.trackedJoints().end()),
+        pelvis(character.ragdoll().asset().map[Slot::Pelvis]),
+        models(static_cast<size_t>(character.skeleton().jointCount())),
+        clipNow(models.size()),
+        clipBefore(models.size()),
+        clipModelsNow(models.size()),
+        clipModelsBefore(models.size()),
+        shown(tracked.size()),
+        shownLast(tracked.size()) {}
+
+  /// The displayed points of this frame (after the step).
+  void look() {
+    localToModel(ch.skeleton(), ch.displayLocals(), models);
+    for (size_t i = 0; i < tracked.size(); ++i)
+      shown[i] = ch.displayRoot().transformPoint(models[static_cast<size_t>(tracked[i])].translation);
+  }
+  /// This frame's moves beyond the clip's move from `clipBeforeTime` to `clipNowTime`. [s]
+  void jumps(double clipNowTime, double clipBeforeTime, JumpFigures& out) {
+    const GetUpClip& clip = *ch.recoveryClip();
+    sampleGetUpInRoot(clip.clip, ch.skeleton(), clip.info, clipNowTime, clipNow);
+    sampleGetUpInRoot(clip.clip, ch.skeleton(), clip.info, clipBeforeTime, clipBefore);
+    localToModel(ch.skeleton(), clipNow, clipModelsNow);
+    localToModel(ch.skeleton(), clipBefore, clipModelsBefore);
+    for (size_t i = 0; i < tracked.size(); ++i) {
+      const auto j = static_cast<size_t>(tracked[i]);
+      const double moved = glm::length(shown[i] - shownLast[i]);
+      const double own = glm::length(clipModelsNow[j].translation - clipModelsBefore[j].translation);
+      double& jump = tracked[i] == pelvis ? out.pelvisJump : out.footJump;
+      jump = std::max(jump, moved - own);
+    }
+  }
+  void remember() {
+    shownLast = shown;
+    haveShown = true;
+  }
+};
+
 TEST(RecoveryJump, MeasuredAgainstTheClipTimePlayedThroughAPlannedHold) {
   RunOptions options;
   options.searchDirs = {HANDOFF_DATA_DIR};
@@ -50,7 +104,29 @@ TEST(RecoveryJump, MeasuredAgainstTheClipTimePlayedThroughAPlannedHold) {
   JumpFigures unheldFigures;
   std::vector<Transform> now(static_cast<size_t>(ch.skeleton().jointCount())), before(now.size());
   double largestClipShift = 0.0;  // |time since the start - clip time played|, the hold. [s]
+  // Recomputed here: against the clip at transitionClipTime(since, plan) (what Character
+  // displays) and at `since` (the old runner), on the frames RecoveryJumpMeasure measures.
+  HoldJumps recomputed(ch);
+  JumpFigures played, atSince;
+  bool wasRecovering = false;
+  double sinceBefore = 0.0;
+  int recoveringFrames = 0;
   while (session.step()) {
+    recomputed.look();
+    const bool recovering = ch.state() == CharacterState::Recovering;
+    const bool finished = !recovering && wasRecovering && ch.recoveries().back().finished;
+    if ((recovering || finished) && ch.recoveryClip() != nullptr && recomputed.haveShown) {
+      const RecoveryRecord& record = ch.recoveries().back();
+      const double since = ch.time() - record.startTime;
+      const double before = wasRecovering ? sinceBefore : since;  // first frame: the captured pose
+      recomputed.jumps(transitionClipTime(since, record.transition),
+                       transitionClipTime(before, record.transition), played);
+      recomputed.jumps(since, before, atSince);
+      sinceBefore = since;
+      ++recoveringFrames;
+    }
+    recomputed.remember();
+    wasRecovering = recovering;
     if (ch.state() != CharacterState::Recovering || ch.recoveryClip() == nullptr) {
       unheld.observe(ch);
       continue;
@@ -75,7 +151,23 @@ TEST(RecoveryJump, MeasuredAgainstTheClipTimePlayedThroughAPlannedHold) {
       "runner): pelvis %.1f mm, feet %.1f mm\n",
       m.facing.c_str(), plan.duration, plan.hold, largestClipShift, m.worstPelvisJump * 1e3,
       m.worstFootJump * 1e3, unheldFigures.pelvisJump * 1e3, unheldFigures.footJump * 1e3);
+  std::printf(
+      "[recovery hold] recomputed over %d frames from the displayed pose: against the clip time "
+      "played (transitionClipTime) pelvis %.4f mm, feet %.4f mm (runner %.4f, %.4f mm); against "
+      "the clip at the time since the start (the old runner) pelvis %.1f mm, feet %.1f mm\n",
+      recoveringFrames, played.pelvisJump * 1e3, played.footJump * 1e3, m.worstPelvisJump * 1e3,
+      m.worstFootJump * 1e3, atSince.pelvisJump * 1e3, atSince.footJump * 1e3);
   EXPECT_TRUE(m.finished);
+  // The runner's figures are the jumps of the pose Character displays against the clip it plays
+  // (1e-6 m: the clip sampled at ch.time() - startTime instead of the character's summed steps).
+  EXPECT_GT(recoveringFrames, 60);
+  EXPECT_NEAR(m.worstPelvisJump, played.pelvisJump, 1e-6);
+  EXPECT_NEAR(m.worstFootJump, played.footJump, 1e-6);
+  // Against the clip at `since` the same frames give clearly other figures: a runner measuring
+  // that way (the hold drift) fails the two checks above.
+  EXPECT_GT(std::max(std::abs(atSince.pelvisJump - m.worstPelvisJump),
+                     std::abs(atSince.footJump - m.worstFootJump)),
+            0.005);
   // The scenario is about a hold: the plan has one, and the clip time played lags by it.
   EXPECT_GT(plan.hold, 0.2);
   EXPECT_NEAR(largestClipShift, plan.hold, 1e-9);

@@ -1,0 +1,187 @@
+// The joint's Bullet subclasses (CentredAnchorConstraint, JointWarmStartSolver; bullet_parts.h)
+// and the rows of the joint motors (BulletWorld::updateMotor).
+//
+// Decisions worth knowing:
+// - Joint motors are implicit PD servos: one Bullet motor row per open axis, re-targeted every
+//   substep as the soft constraint of tau = Kp (e - h w') - Kd w' (w' the angle's rate at the end
+//   of the substep; a row turns about the dual Euler axis and measures rate * cos(y) on X and Z,
+//   JointMotorSettings::angleRateRows), bounded by maxTorque (Bullet 3.24 treats the motor bound
+//   as a force). See updateMotor() for the soft-drive case, where Bullet's row CFM would make its
+//   solver diverge. (Bullet's own spring row is explicit in the stiffness and ignores any torque
+//   limit.)
+// - Bullet does not warm-start joint rows (btSequentialImpulseConstraintSolver rebuilds them with
+//   zero impulse every substep; btGeneric6DofSpring2Constraint keeps no accumulated impulse);
+//   contacts are warm-started per manifold point. WorldSettings::warmStartJoints makes the
+//   adapter's solver (JointWarmStartSolver) do it for joint rows. resetWarmStart() therefore clears the
+//   constraint's applied-impulse feedback and the cached impulses of every contact point touching
+//   either of the joint's bodies.
+#include "physics_bullet/bullet_parts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace handoff::bullet_detail {
+namespace {
+
+// Tuning (measured by tests/physics_bullet; see the report).
+
+/// Largest row CFM given to a motor row (Bullet's solver diverges at 1; see updateMotor()).
+constexpr double kMaxMotorCfm = 0.5;
+/// Smallest scale from an Euler angle's rate to its motor row's velocity (|cos y|, see
+/// updateMotor). Asset limits keep |y| <= 1.4 rad (0.17); this only keeps a row that measures
+/// nothing at the gimbal lock itself from becoming a rigid lock at zero rate.
+constexpr double kMinRowFromRate = 1e-3;
+
+double wrapAngle(double a) {
+  a = std::remainder(a, 2.0 * kPi);
+  return a;
+}
+
+}  // namespace
+
+// --- CentredAnchorConstraint ---------------------------------------------------------------------
+
+void CentredAnchorConstraint::getInfo2(btConstraintInfo2* info) {
+  btGeneric6DofSpring2Constraint::getInfo2(info);
+  btConstraintInfo1 rows;
+  getInfo1(&rows);
+  const btVector3 mid = 0.5 * (getCalculatedTransformA().getOrigin() + getCalculatedTransformB().getOrigin());
+  const btVector3 relA = mid - getRigidBodyA().getCenterOfMassPosition();
+  const btVector3 relB = mid - getRigidBodyB().getCenterOfMassPosition();
+  for (int r = 0; r < rows.m_numConstraintRows; ++r) {
+    const int o = r * info->rowskip;
+    const btVector3 n(info->m_J1linearAxis[o], info->m_J1linearAxis[o + 1], info->m_J1linearAxis[o + 2]);
+    if (n.length2() == 0.0) continue;  // an angular row
+    const btVector3 a = relA.cross(n), b = -relB.cross(n);
+    for (int i = 0; i < 3; ++i) {
+      info->m_J1angularAxis[o + i] = a[i];
+      info->m_J2angularAxis[o + i] = b[i];
+    }
+  }
+}
+
+// --- JointWarmStartSolver ------------------------------------------------------------------------
+
+template <typename F>
+void JointWarmStartSolver::forEachJoint(F&& f) {
+  const int n = m_tmpSolverNonContactConstraintPool.size();
+  int first = 0;
+  while (first < n) {
+    const void* owner = m_tmpSolverNonContactConstraintPool[first].m_originalContactPoint;
+    int end = first + 1;
+    while (end < n && m_tmpSolverNonContactConstraintPool[end].m_originalContactPoint == owner) ++end;
+    const int id = static_cast<const btTypedConstraint*>(owner)->getUserConstraintId();
+    if (id >= 0 && static_cast<std::size_t>(id) < rows_.size())
+      f(rows_[static_cast<std::size_t>(id)], first, end - first);
+    first = end;
+  }
+}
+
+btScalar JointWarmStartSolver::solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies,
+                                                            btPersistentManifold** manifolds,
+                                                            int numManifolds, btTypedConstraint** constraints,
+                                                            int numConstraints,
+                                                            const btContactSolverInfo& info,
+                                                            btIDebugDraw* debugDrawer) {
+  const btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
+      bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+  if (!enabled) return r;
+  forEachJoint([&](Rows& rows, int first, int count) {
+    if (rows.count != count) return;
+    for (int k = 0; k < count; ++k) {
+      btSolverConstraint& row = m_tmpSolverNonContactConstraintPool[first + k];
+      // Motor rows (the only rows with compliance) start cold: their target moves every
+      // step with the animation, so last substep's impulse is no estimate of this one's.
+      if (row.m_cfm > 0) continue;
+      const double impulse = std::clamp(rows.impulse[k], static_cast<double>(row.m_lowerLimit),
+                                        static_cast<double>(row.m_upperLimit));
+      if (impulse == 0.0) continue;
+      row.m_appliedImpulse = impulse;
+      btSolverBody& a = m_tmpSolverBodyPool[row.m_solverBodyIdA];
+      btSolverBody& b = m_tmpSolverBodyPool[row.m_solverBodyIdB];
+      a.internalApplyImpulse(row.m_contactNormal1 * a.internalGetInvMass(), row.m_angularComponentA, impulse);
+      b.internalApplyImpulse(row.m_contactNormal2 * b.internalGetInvMass(), row.m_angularComponentB, impulse);
+    }
+  });
+  return r;
+}
+
+btScalar JointWarmStartSolver::solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
+                                                             const btContactSolverInfo& info) {
+  if (enabled) {
+    forEachJoint([&](Rows& rows, int first, int count) {
+      rows.count = count <= kMaxRows ? count : 0;
+      for (int k = 0; k < rows.count; ++k)
+        rows.impulse[k] = m_tmpSolverNonContactConstraintPool[first + k].m_appliedImpulse;
+    });
+  }
+  return btSequentialImpulseConstraintSolver::solveGroupCacheFriendlyFinish(bodies, numBodies, info);
+}
+
+// --- Joint motors --------------------------------------------------------------------------------
+
+void BulletWorld::updateMotor(JointSlot& joint, double h) {
+  btGeneric6DofSpring2Constraint& c = *joint.constraint;
+  const JointMotorSettings& m = joint.motor;
+  c.calculateTransforms();
+  const btRigidBody& ra = c.getRigidBodyA();
+  const btRigidBody& rb = c.getRigidBodyB();
+  for (int i = 0; i < 3; ++i) {
+    const bool locked = joint.lower[i] == joint.upper[i];
+    const double kp = m.stiffness[i];
+    const double kd = m.damping[i];
+    const double denom = h * kp + kd;
+    if (locked || !(denom > 0.0)) {
+      c.enableMotor(3 + i, false);
+      continue;
+    }
+    const bool open = joint.lower[i] > joint.upper[i];
+    double error = joint.motorTargetAngles[i] - c.getAngle(i);
+    if (open && i != 1) error = wrapAngle(error);
+    const btVector3 axis = c.getAxis(i);
+    // Bullet's row i turns about axis i, the dual of the Euler axes (perpendicular to the other
+    // two), so its velocity is the angle's rate times cos(angle y) for X and Z (1 for Y): by the
+    // gimbal lock the rows of X and Z measure a fraction of their angles' rates. The PD below is
+    // on the angles, so each row's target and compliance are scaled by that factor (scale the
+    // target alone and the servo asks X and Z for 1 / cos y times the rates it means).
+    const btVector3 eulerAxis = i == 0   ? c.getCalculatedTransformB().getBasis().getColumn(0)
+                                : i == 2 ? c.getCalculatedTransformA().getBasis().getColumn(2)
+                                         : axis;
+    const double rowFromRate =
+        m.angleRateRows ? std::max(std::abs(eulerAxis.dot(axis)), kMinRowFromRate) : 1.0;
+    // J M^-1 J^T of the angular row (zero for a static or kinematic body).
+    const double jmj =
+        axis.dot(ra.getInvInertiaTensorWorld() * axis) + axis.dot(rb.getInvInertiaTensorWorld() * axis);
+    if (!(jmj > 1e-12)) {
+      c.enableMotor(3 + i, false);
+      continue;
+    }
+    // The implicit PD as a soft constraint on the row's rate w (= d angle / dt):
+    //   lambda = h (Kp (e - h w') - Kd w')  <=>  w' = v_t - gamma_i lambda,
+    //   v_t = Kp e / (h Kp + Kd),  gamma_i = 1 / (h (h Kp + Kd))   [an impulse compliance].
+    // Bullet's row converges to lambda = (v_t - w') / (jmj (1 + cfm)), so cfm = gamma_i / jmj.
+    // Bullet's Gauss-Seidel update omits cfm from the row's diagonal (it is SOR with factor
+    // 1 + cfm), which diverges for cfm >= 1, i.e. for soft drives. Those keep cfm at
+    // kMaxMotorCfm and move the target so the isolated pair still gets the exact implicit
+    // impulse: w_t' = w0 + (v_t - w0) (1 + cfm) / (1 + gamma).
+    // A moving target (rate r): tau = Kp (e + h r - h w') + Kd (r - w') gives v_t + r.
+    // In row units (u = rowFromRate * rate, lambda = Q / rowFromRate for the angle's generalised
+    // impulse Q): v_t and gamma_i gain the factor rowFromRate and rowFromRate^2.
+    const double gamma = rowFromRate * rowFromRate / (h * denom * jmj);
+    const double cfm = std::min(gamma, kMaxMotorCfm);
+    double target = rowFromRate * (kp * error / denom + m.targetRates[i]);
+    if (gamma > cfm) {
+      const double w0 = ra.getAngularVelocity().dot(axis) - rb.getAngularVelocity().dot(axis);
+      target = w0 + (target - w0) * (1.0 + cfm) / (1.0 + gamma);
+    }
+    c.setTargetVelocity(3 + i, target);
+    c.setParam(BT_CONSTRAINT_CFM, cfm, 3 + i);
+    // Bullet 3.24 scales the motor bound by the substep (a force, not an impulse): checked by
+    // Motor.TorqueLimitIsHonoured.
+    c.setMaxMotorForce(3 + i, std::isinf(m.maxTorque) ? SIMD_INFINITY : m.maxTorque);
+    c.enableMotor(3 + i, true);
+  }
+}
+
+}  // namespace handoff::bullet_detail
