@@ -443,6 +443,10 @@ class Ragdoll {
   /// The atomic commit of SPEC.md section 3. On failure every body stays kinematic and the
   /// record says why.
   HandoffRecord commit(const HandoffSettings& settings);
+  /// The same commit into the caller's `record`, which it overwrites whole (every field as the
+  /// value-returning commit sets it). Its vectors and name strings keep their storage: a record
+  /// kept per character and reused allocates nothing once it has held as many bodies and joints.
+  void commit(const HandoffSettings& settings, HandoffRecord& record);
 
   /// The step the character is animated with: the `dt` of the last setAnimatedPose (1/60 s
   /// before the first). [s]
@@ -460,6 +464,9 @@ class Ragdoll {
   /// blocking representation). An empty mask means every body. All or nothing, as commit().
   HandoffRecord commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
                              Authority authority);
+  /// commitBodies into the caller's `record` (storage reused, as commit(settings, record)).
+  void commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask, Authority authority,
+                    HandoffRecord& record);
   /// Relabels every dynamic body's authority (Drive <-> Physics: drives on or off). [step-safe]
   void setDynamicAuthority(Authority authority);
   /// Hands the bodies with mask[b] != 0 back to the animation: kinematic, at rest, moved by the
@@ -591,8 +598,8 @@ class Ragdoll {
   std::vector<int> breakableJoints_;  // joints with a finite break force or torque
   std::vector<std::uint8_t> broken_;  // per joint
   std::vector<JointBreak> breaks_;    // reserved for every breakable joint
-  int jointCountNeeded_ = 0;   // models must cover every body's joint
-  bool teleportNext_ = false;  // the next animated pose is a teleport
+  int jointCountNeeded_ = 0;          // models must cover every body's joint
+  bool teleportNext_ = false;         // the next animated pose is a teleport
   Transform worldFromRoot_;
   // Preallocated per-body buffers (no allocation in the step-safe calls).
   std::vector<Transform> scratchPoses_;

@@ -170,13 +170,16 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
       // The newest pair spans the jump: use the pair before it, carried through the root's
       // rotation change, or nothing.
       acrossJump = true;
-      rootMotion = history.size() >= 3 && !history.teleport(1) &&
-                   glm::length(history.root(1).translation - history.root(2).translation) <= settings.teleportDistance;
+      rootMotion =
+          history.size() >= 3 && !history.teleport(1) &&
+          glm::length(history.root(1).translation - history.root(2).translation) <= settings.teleportDistance;
       if (rootMotion) {
         const double rootDt = history.time(1) - history.time(2);
-        const Quat carry = normalizeOrIdentity(history.root(0).rotation * glm::inverse(history.root(1).rotation));
+        const Quat carry =
+            normalizeOrIdentity(history.root(0).rotation * glm::inverse(history.root(1).rotation));
         rootLinear = carry * ((history.root(1).translation - history.root(2).translation) / rootDt);
-        rootAngular = carry * angularVelocity(history.root(2).rotation, history.root(1).rotation, rootDt).omega;
+        rootAngular =
+            carry * angularVelocity(history.root(2).rotation, history.root(1).rotation, rootDt).omega;
       }
     }
   } else {
@@ -535,33 +538,69 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
 }
 
 HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
-  return commitBodies(settings, {}, Authority::Physics);
+  HandoffRecord record;
+  commitBodies(settings, {}, Authority::Physics, record);
+  return record;
+}
+
+void Ragdoll::commit(const HandoffSettings& settings, HandoffRecord& record) {
+  commitBodies(settings, {}, Authority::Physics, record);
 }
 
 HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
                                     Authority authority) {
-  const auto selected = [&mask](int b) { return mask.empty() || mask[static_cast<size_t>(b)] != 0; };
   HandoffRecord record;
+  commitBodies(settings, mask, authority, record);
+  return record;
+}
+
+namespace {
+/// `x` back to its defaults with `name`, keeping the name's storage (a reused record allocates
+/// nothing for names that fit).
+template <class T>
+void resetNamed(T& x, const std::string& name) {
+  std::string kept = std::move(x.name);
+  x = T{};
+  kept.assign(name);
+  x.name = std::move(kept);
+}
+}  // namespace
+
+void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
+                           Authority authority, HandoffRecord& record) {
+  const auto selected = [&mask](int b) { return mask.empty() || mask[static_cast<size_t>(b)] != 0; };
+  {
+    // Every field back to its default; the vectors and strings keep their storage.
+    std::vector<BodyHandoff> bodies = std::move(record.bodies);
+    std::vector<JointHandoff> joints = std::move(record.joints);
+    std::string failure = std::move(record.failure);
+    record = HandoffRecord{};
+    failure.clear();
+    joints.clear();
+    record.failure = std::move(failure);
+    record.bodies = std::move(bodies);
+    record.joints = std::move(joints);
+  }
   record.mode = settings.mode;
   const int n = bodyCount();
   record.bodies.resize(static_cast<size_t>(n));
   for (int b = 0; b < n; ++b)
-    record.bodies[static_cast<size_t>(b)].name = asset_->bodies[static_cast<size_t>(b)].name;
+    resetNamed(record.bodies[static_cast<size_t>(b)], asset_->bodies[static_cast<size_t>(b)].name);
   if (history_.size() < 1) {
     record.failure = "no animated pose has been set yet";
-    return record;
+    return;
   }
   if (!mask.empty() && static_cast<int>(mask.size()) != n) {
     record.failure = "body mask has " + std::to_string(mask.size()) + " entries, the ragdoll " +
                      std::to_string(n) + " bodies";
-    return record;
+    return;
   }
   for (int b = 0; b < n; ++b) {
     if (selected(b) && authority_[static_cast<size_t>(b)] != Authority::Animation) {
       record.failure = "body '" + asset_->bodies[static_cast<size_t>(b)].name +
                        "' is not animated (already " + authorityName(authority_[static_cast<size_t>(b)]) +
                        ")";
-      return record;
+      return;
     }
   }
   record.time = history_.time(0);
@@ -606,17 +645,17 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     }
     if (!isFinite(scratchPoses_[i]) || !isFinite(out.linearVelocity) || !isFinite(out.angularVelocity)) {
       record.failure = "body '" + out.name + "' cannot be initialised: its pose or velocity is not finite";
-      return record;
+      return;
     }
     if (!bodies_[i].valid()) {
       record.failure = "body '" + out.name + "' has no engine body";
-      return record;
+      return;
     }
   }
   for (size_t j = 0; j < joints_.size(); ++j) {
     if (!joints_[j].valid()) {
       record.failure = "joint '" + asset_->joints[j].name + "' has no engine joint";
-      return record;
+      return;
     }
   }
   if (settings.mode == HandoffMode::Inherit && (settings.jointConsistency || settings.staticContacts)) {
@@ -625,7 +664,7 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
       if (!isFinite(out.linearVelocity) || !isFinite(out.angularVelocity)) {
         record.failure =
             "body '" + out.name + "' cannot be initialised: its consistent velocity is not finite";
-        return record;
+        return;
       }
     }
   }
@@ -676,7 +715,6 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     record.bodies[static_cast<size_t>(b)].poseAfter = world_->transform(bodies_[static_cast<size_t>(b)]);
   }
   record.committed = true;
-  return record;
 }
 
 void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffRecord& record,
@@ -735,8 +773,8 @@ void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffR
       const size_t i = static_cast<size_t>(b);
       const ShapeDesc& shape = asset_->bodies[i].shape;
       const double extent = std::max({shape.radius + shape.halfHeight, glm::length(shape.halfExtents)});
-      const double reach = kStaticContactMargin +
-                           stepTimeFor(settings) * (glm::length(linear_[i]) + glm::length(angular_[i]) * extent);
+      const double reach = kStaticContactMargin + stepTimeFor(settings) * (glm::length(linear_[i]) +
+                                                                           glm::length(angular_[i]) * extent);
       const int found =
           world_->closestPoints(bodies_[i], scratchPoses_[i], reach, settings.staticContactMask, points);
       for (int k = 0; k < found; ++k) {
@@ -845,7 +883,7 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
   for (size_t j = 0; j < joints_.size(); ++j) {
     const JointDef& def = asset_->joints[j];
     JointHandoff& out = record.joints[j];
-    out.name = def.name;
+    resetNamed(out, def.name);
     // Joints between bodies not committed now keep their frames and limits; so do broken ones.
     if ((!selected(def.parentBody) && !selected(def.childBody)) || broken_[j]) {
       out.lower = lower_[j];
@@ -1097,10 +1135,14 @@ int Ragdoll::updateBreaks(double stepEndTime, double dt) {
 
 const char* motorOwnerName(MotorOwner owner) {
   switch (owner) {
-    case MotorOwner::None: return "none";
-    case MotorOwner::Damper: return "damper";
-    case MotorOwner::Gather: return "gather";
-    case MotorOwner::Drive: return "drive";
+    case MotorOwner::None:
+      return "none";
+    case MotorOwner::Damper:
+      return "damper";
+    case MotorOwner::Gather:
+      return "gather";
+    case MotorOwner::Drive:
+      return "drive";
   }
   return "?";
 }
@@ -1166,7 +1208,9 @@ void Ragdoll::wakeBodies() {
   for (const BodyId body : bodies_) world_->wake(body);
 }
 
-void Ragdoll::placeCapsule(const Transform& worldFromCapsule) { world_->setTransform(capsule_, worldFromCapsule); }
+void Ragdoll::placeCapsule(const Transform& worldFromCapsule) {
+  world_->setTransform(capsule_, worldFromCapsule);
+}
 
 void Ragdoll::moveCapsule(const Transform& worldFromCapsule, double dt) {
   world_->moveKinematic(capsule_, worldFromCapsule, dt);
