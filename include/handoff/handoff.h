@@ -571,6 +571,9 @@ class Ragdoll {
   /// inverse(worldFromOldRoot)), its velocities turned with it: a teleport carrying the physics.
   /// [step-safe]
   void carryDynamicBodies(const Transform& jump);
+  /// Collision between `other` (a body that is not this ragdoll's: a held prop) and body `index`,
+  /// or the capsule for index == bodyCount() (PhysicsWorld::setPairCollision). [step-safe]
+  void setCollisionWith(BodyId other, int index, bool enabled);
   /// An impulse on body `index` at `worldPoint`. [N s] [m] [step-safe]
   void applyImpulse(int index, const Vec3& impulse, const Vec3& worldPoint);
   /// Wakes every body (sleeping bodies take no motor or impulse). [step-safe]

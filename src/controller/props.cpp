@@ -97,8 +97,7 @@ Result<int> Character::Impl::addProp(const PropDesc& desc) {
     pairShapes_.push_back(capsule);
   }
   p.pairOff.assign(static_cast<size_t>(ragdoll_->bodyCount()) + 1, 1);
-  for (int b = 0; b < ragdoll_->bodyCount(); ++b) world_->setPairCollision(p.body, ragdoll_->body(b), false);
-  world_->setPairCollision(p.body, ragdoll_->capsule(), false);
+  for (int b = 0; b <= ragdoll_->bodyCount(); ++b) ragdoll_->setCollisionWith(p.body, b, false);
   props_.push_back(std::move(p));
   const int index = static_cast<int>(props_.size()) - 1;
   attachProp(index);
@@ -124,8 +123,7 @@ void Character::Impl::attachProp(int index) {
   p.movedAt = -1.0;
   for (size_t b = 0; b < p.pairOff.size(); ++b) {
     if (p.pairOff[b]) continue;
-    world_->setPairCollision(
-        p.body, b + 1 < p.pairOff.size() ? ragdoll_->body(static_cast<int>(b)) : ragdoll_->capsule(), false);
+    ragdoll_->setCollisionWith(p.body, static_cast<int>(b), false);
     p.pairOff[b] = 1;
   }
   if (world_->motionType(hand) == MotionType::Dynamic) {
@@ -245,7 +243,7 @@ void Character::Impl::propsPostStep() {
       const double reach =
           kPropPairMargin + kPropPairLookAhead * (speed + glm::length(world_->linearVelocity(other)));
       if (gap < reach) continue;
-      world_->setPairCollision(p.body, other, true);
+      ragdoll_->setCollisionWith(p.body, b, true);
       p.pairOff[static_cast<size_t>(b)] = 0;
     }
   }

@@ -1204,6 +1204,10 @@ void Ragdoll::applyImpulse(int index, const Vec3& impulse, const Vec3& worldPoin
   world_->applyLinearImpulse(bodies_[static_cast<size_t>(index)], impulse, worldPoint);
 }
 
+void Ragdoll::setCollisionWith(BodyId other, int index, bool enabled) {
+  world_->setPairCollision(other, index < bodyCount() ? bodies_[static_cast<size_t>(index)] : capsule_, enabled);
+}
+
 void Ragdoll::wakeBodies() {
   for (const BodyId body : bodies_) world_->wake(body);
 }
