@@ -73,28 +73,20 @@ double segmentDistance(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec
 
 }  // namespace
 
-double shapeDistanceLowerBound(const ShapeDesc& a, const Transform& spaceFromA, const ShapeDesc& b,
-                               const Transform& spaceFromB) {
-  const BoundingCapsule ca = boundingCapsule(a), cb = boundingCapsule(b);
-  const Vec3 axisA = spaceFromA.transformVector(ca.halfAxis), axisB = spaceFromB.transformVector(cb.halfAxis);
-  const Vec3& centreA = spaceFromA.translation;
-  const Vec3& centreB = spaceFromB.translation;
-  return segmentDistance(centreA - axisA, centreA + axisA, centreB - axisB, centreB + axisB) - ca.radius -
-         cb.radius;
+PlacedBoundingCapsule placeBoundingCapsule(const ShapeDesc& shape, const Transform& spaceFromShape) {
+  const BoundingCapsule c = boundingCapsule(shape);
+  const Vec3 axis = spaceFromShape.transformVector(c.halfAxis);
+  const Vec3& centre = spaceFromShape.translation;
+  return {centre - axis, centre + axis, c.radius};
 }
 
-double shapeBoundingRadius(const ShapeDesc& s) {
-  switch (s.type) {
-    case ShapeType::Sphere:
-      return s.radius;
-    case ShapeType::Capsule:
-      return s.radius + s.halfHeight;
-    case ShapeType::Box:
-      return glm::length(s.halfExtents);
-    case ShapeType::None:
-      break;
-  }
-  return 0.0;
+double boundingCapsuleDistance(const PlacedBoundingCapsule& a, const PlacedBoundingCapsule& b) {
+  return segmentDistance(a.p, a.q, b.p, b.q) - a.radius - b.radius;
+}
+
+double shapeDistanceLowerBound(const ShapeDesc& a, const Transform& spaceFromA, const ShapeDesc& b,
+                               const Transform& spaceFromB) {
+  return boundingCapsuleDistance(placeBoundingCapsule(a, spaceFromA), placeBoundingCapsule(b, spaceFromB));
 }
 
 Vec3 shapeLowestPoint(const ShapeDesc& s, const Transform& x) {

@@ -174,8 +174,6 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   settings_.jointErp = std::clamp(settings_.jointErp, 0.0, 1.0);
   if (!finite(settings_.sleepLinearSpeed) || settings_.sleepLinearSpeed < 0.0)
     settings_.sleepLinearSpeed = 0.03;
-  if (!finite(settings_.sleepAngularSpeed) || settings_.sleepAngularSpeed < 0.0)
-    settings_.sleepAngularSpeed = 0.1;
   if (!finite(settings_.sleepTime) || settings_.sleepTime <= 0.0) settings_.sleepTime = 0.5;
   if (!(settings_.worldHalfExtent > 0.0)) settings_.worldHalfExtent = 2000.0;
 
@@ -354,8 +352,11 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, c
   ci.m_rollingFriction = desc.rollingFriction;
   ci.m_linearDamping = toBulletDamping(desc.linearDamping);
   ci.m_angularDamping = toBulletDamping(desc.angularDamping);
+  // Jolt's point velocity rule (WorldSettings::sleepLinearSpeed): the shape's farthest point
+  // moves at |omega| times its bounding radius.
+  const double reach = shapeBoundingRadius(desc.shape);
   ci.m_linearSleepingThreshold = settings_.sleepLinearSpeed;
-  ci.m_angularSleepingThreshold = settings_.sleepAngularSpeed;
+  ci.m_angularSleepingThreshold = settings_.sleepLinearSpeed / (reach > 0.0 ? reach : 1.0);
   slot.body = std::make_unique<btRigidBody>(ci);
   btRigidBody& body = *slot.body;
   body.setUserIndex(static_cast<int>(index));
