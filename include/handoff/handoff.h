@@ -619,6 +619,7 @@ class Ragdoll {
   double animationStep_ = 1.0 / 60.0;   // dt of the last setAnimatedPose [s]
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
   std::vector<double> boundingRadius_;                 // per body: shapeBoundingRadius [m]
+  std::vector<PlacedBoundingCapsule> scratchBounds_;   // per body, placed at the commit's pose
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
   int suspendedCount_ = 0;
@@ -626,8 +627,12 @@ class Ragdoll {
   std::vector<MotorOwner> motorOwners_;  // per joint
   std::vector<std::uint8_t> motorOn_;    // per joint: the last motor written was enabled
   int refusedMotorRequests_ = 0;
+  /// `boundsA` and `boundsB`, when given, are the bodies' bounding capsules already placed at
+  /// worldFromA and worldFromB (placeBoundingCapsule).
   bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
-                     const Vec3& velocityA, const Vec3& velocityB) const;
+                     const Vec3& velocityA, const Vec3& velocityB,
+                     const PlacedBoundingCapsule* boundsA = nullptr,
+                     const PlacedBoundingCapsule* boundsB = nullptr) const;
   void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_
 };
 

@@ -470,6 +470,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
     }
   }
   for (const BodyDef& def : asset->bodies) r->boundingRadius_.push_back(shapeBoundingRadius(def.shape));
+  r->scratchBounds_.resize(asset->bodies.size());
   r->suspended_.assign(r->nonAdjacentPairs_.size(), 0);
   r->pairColliding_.assign(r->nonAdjacentPairs_.size(), 1);
   r->worldFromRoot_ = worldFromRoot;
@@ -941,6 +942,10 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
   // colliding would push them apart in the first step. Their collision waits until they separate.
   // With internal collisions off no pair collides: nothing to suspend.
   suspendedCount_ = 0;
+  if (internalCollisions_) {
+    for (size_t b = 0; b < scratchBounds_.size(); ++b)
+      scratchBounds_[b] = placeBoundingCapsule(asset_->bodies[b].shape, scratchPoses_[b]);
+  }
   for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
     const auto [a, b] = nonAdjacentPairs_[p];
     if (!selected(a) && !selected(b)) {
@@ -948,9 +953,10 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
       continue;
     }
     const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
-    const bool touch = internalCollisions_ &&
-                       pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib],
-                                     record.bodies[ia].linearVelocity, record.bodies[ib].linearVelocity);
+    const bool touch =
+        internalCollisions_ &&
+        pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib], record.bodies[ia].linearVelocity,
+                      record.bodies[ib].linearVelocity, &scratchBounds_[ia], &scratchBounds_[ib]);
     suspended_[p] = touch ? 1 : 0;
     suspendedCount_ += touch ? 1 : 0;
     applyPairCollision(p);
@@ -960,7 +966,9 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
 }
 
 bool Ragdoll::pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
-                            const Vec3& velocityA, const Vec3& velocityB) const {
+                            const Vec3& velocityA, const Vec3& velocityB,
+                            const PlacedBoundingCapsule* boundsA,
+                            const PlacedBoundingCapsule* boundsB) const {
   // Touching, or closing faster than one frame can resolve without a push.
   const double reach = kContactMargin + kContactLookAhead * (glm::length(velocityA) + glm::length(velocityB));
   // Quick rejections with the same answer (surfaces at least `reach` apart): the bounding
@@ -973,7 +981,9 @@ bool Ragdoll::pairsTouching(int a, int b, const Transform& worldFromA, const Tra
     return false;
   const ShapeDesc& shapeA = asset_->bodies[static_cast<size_t>(a)].shape;
   const ShapeDesc& shapeB = asset_->bodies[static_cast<size_t>(b)].shape;
-  if (shapeDistanceLowerBound(shapeA, worldFromA, shapeB, worldFromB) >= reach + kBoundMargin) return false;
+  const double bound = boundsA && boundsB ? boundingCapsuleDistance(*boundsA, *boundsB)
+                                          : shapeDistanceLowerBound(shapeA, worldFromA, shapeB, worldFromB);
+  if (bound >= reach + kBoundMargin) return false;
   return shapeSurfaceDistance(shapeA, worldFromA, shapeB, worldFromB) < reach;
 }
 
@@ -1205,7 +1215,8 @@ void Ragdoll::applyImpulse(int index, const Vec3& impulse, const Vec3& worldPoin
 }
 
 void Ragdoll::setCollisionWith(BodyId other, int index, bool enabled) {
-  world_->setPairCollision(other, index < bodyCount() ? bodies_[static_cast<size_t>(index)] : capsule_, enabled);
+  world_->setPairCollision(other, index < bodyCount() ? bodies_[static_cast<size_t>(index)] : capsule_,
+                           enabled);
 }
 
 void Ragdoll::wakeBodies() {
