@@ -175,12 +175,12 @@ struct BodyDef {
   std::string name;  ///< The bone's name.
   int joint = -1;    ///< Skeleton joint (the bone B the body rides on).
   Slot slot = Slot::Pelvis;
-  int parentBody = -1;           ///< Index in RagdollAsset::bodies, -1 for the root body.
-  Transform boneFromBody;        ///< T_BC: centre of mass and shape axes in the bone's space. [m]
-  ShapeDesc shape;               ///< In body space C; capsule along C's +Y (the bone direction).
-  double mass = 0.0;             ///< [kg] [> 0]
-  Vec3 inertia{0.0};             ///< Principal moments in C, after stabilization. [kg m^2] [> 0]
-  double friction = 0.8;         ///< [>= 0] [default 0.8]
+  int parentBody = -1;     ///< Index in RagdollAsset::bodies, -1 for the root body.
+  Transform boneFromBody;  ///< T_BC: centre of mass and shape axes in the bone's space. [m]
+  ShapeDesc shape;         ///< In body space C; capsule along C's +Y (the bone direction).
+  double mass = 0.0;       ///< [kg] [> 0]
+  Vec3 inertia{0.0};       ///< Principal moments in C, after stabilization. [kg m^2] [> 0]
+  double friction = 0.8;   ///< [>= 0] [default 0.8]
   /// Rolling resistance (BodyDesc::rollingFriction): the lever of the contact patch of a limb
   /// on the floor. Without it a lying ragdoll's capsules rock and roll for a long time before
   /// the settle rule (and a get-up) can see it at rest. [m] [>= 0] [default 0.02]
@@ -292,8 +292,8 @@ struct BuildOptions {
   /// Shrink radii so non-adjacent bodies keep this clearance in the bind pose. [m] [>= 0]
   /// [default 0.005]
   double clearance = 0.005;
-  std::optional<std::string> mapJson;  ///< Explicit humanoid map (JSON text, mapHumanoidFromJson).
-  std::string mapSource = "map";       ///< The map file's name in messages. [default "map"]
+  std::optional<std::string> mapJson;       ///< Explicit humanoid map (JSON text, mapHumanoidFromJson).
+  std::string mapSource = "map";            ///< The map file's name in messages. [default "map"]
   std::vector<HumanoidBone> humanoidBones;  ///< The file's humanoid bones (ImportedAsset).
   /// Joint overrides (JSON text): {"groups": {"elbow": {fields}}, "<bone>": {fields}} with fields
   /// "lower", "upper" ([x, y, z] rad), "stiffness", "damping", "maxTorque", "breakForce",
@@ -336,10 +336,10 @@ struct ValidateOptions {
 };
 
 /// Checks an asset against its skeleton (SPEC.md section 2): implausible scale and proportions
-/// (hip height, limb ratios, left/right, head and pelvis placement: docs/ASSET.md), overlapping non-adjacent bodies,
-/// anchors that do not coincide in the bind pose, mass ratios, extreme masses, limits that
-/// exclude the bind pose, degenerate shapes and frames, bad references. Each finding names the
-/// bodies or joint. Errors block use; warnings do not.
+/// (hip height, limb ratios, left/right, head and pelvis placement: docs/ASSET.md), overlapping non-adjacent
+/// bodies, anchors that do not coincide in the bind pose, mass ratios, extreme masses, limits that exclude
+/// the bind pose, degenerate shapes and frames, bad references. Each finding names the bodies or joint.
+/// Errors block use; warnings do not.
 std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& skeleton,
                                      const ValidateOptions& options = {});
 bool hasErrors(std::span<const Finding> findings);
@@ -375,6 +375,24 @@ JointDesc jointDescFor(const JointDef& def, std::span<const BodyId> bodies);
 /// floor below it. A sphere's bottom, a capsule's lower cap bottom, a box's lowest corner height
 /// under its centre. The shape's origin for ShapeType::None. [m] Never allocates.
 Vec3 shapeLowestPoint(const ShapeDesc& shape, const Transform& worldFromShape);
+
+/// A lower bound of shapeSurfaceDistance, in closed form from the shapes' bounding capsules (a
+/// box's runs along its longest axis, its radius the rest of the half diagonal): a small fraction
+/// of the exact distance's cost, for rejecting pairs that are clearly apart. For sphere and
+/// capsule pairs whose cores are apart it is the distance itself, up to rounding. [m]
+double shapeDistanceLowerBound(const ShapeDesc& a, const Transform& spaceFromA, const ShapeDesc& b,
+                               const Transform& spaceFromB);
+
+/// The bounding capsule shapeDistanceLowerBound uses, placed in a space: every point of the
+/// shape is within `radius` of the segment `p` `q`. Placing each body's once and comparing the
+/// pairs with boundingCapsuleDistance gives shapeDistanceLowerBound's figures bit for bit.
+struct PlacedBoundingCapsule {
+  Vec3 p{0.0}, q{0.0};  ///< [m]
+  double radius = 0.0;  ///< [m]
+};
+PlacedBoundingCapsule placeBoundingCapsule(const ShapeDesc& shape, const Transform& spaceFromShape);
+/// A lower bound of the distance between the shapes the capsules hold. [m]
+double boundingCapsuleDistance(const PlacedBoundingCapsule& a, const PlacedBoundingCapsule& b);
 
 /// Distance between the surfaces of two shapes placed in one space; negative when they
 /// overlap (minus the penetration depth). [m] Exact for sphere, capsule and box pairs (GJK while

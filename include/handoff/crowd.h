@@ -151,10 +151,6 @@ struct RestWindow {
   void restart(std::span<const Transform> pose, std::span<Transform> start);
 };
 
-/// Radius of a sphere around a shape's centre that holds it (the bounds of group sleeping and
-/// of the crowd's clusters). [m]
-double shapeBoundingRadius(const ShapeDesc& shape);
-
 /// Group sleeping for ragdolls in one PhysicsWorld you step yourself (controller Characters,
 /// your own ragdolls): what a Crowd does in each of its spaces. Bullet puts an island to sleep
 /// only when every body in it has been below its thresholds for a while, which a pile of

@@ -294,6 +294,11 @@ class VelocityProjector {
   VelocityProjector() = default;
   /// Capacity: body count, joint rows (3 per joint plus the locked axes) and contact points.
   VelocityProjector(int maxBodies, int maxJointRows, int maxContacts);
+  /// Orders the joints (parent, child and lockedCount are what counts) and lays out the
+  /// factorisation ahead of project(), which then skips that work while its joints have the same
+  /// bodies and row counts. Optional; call where allocation and set-up belong (a ragdoll's
+  /// creation). Never allocates.
+  void prepare(std::span<const ConsistencyJoint> joints, int bodyCount);
   struct Outcome {
     int contactsUsed = 0;   ///< Contacts that bound (push impulse > 0).
     double residual = 0.0;  ///< Largest |row velocity| left (active rows). [m/s]
@@ -314,14 +319,42 @@ class VelocityProjector {
     Vec3 wLinA{0.0}, wAngA{0.0}, wLinB{0.0}, wAngB{0.0};  // inverse(M) * Jacobian^T
     int contact = -1;                                     // contact index, -1 for a joint row
   };
-  int solve(int rowCount);  // fills lambda_ for rows_[0, rowCount); returns rows solved
+  // Joint rows come first, ordered leaves first (deepest child body first), so that the LDL^T
+  // factorisation of J M^-1 J^T has no fill-in: a joint row couples only to the rows of the
+  // joints at its two bodies. The contacts follow (push-only: an active set over a small dense
+  // Schur complement).
+  // Returns true when the joints are those of the last call: the order and structure hold.
+  bool orderJoints(std::span<const ConsistencyJoint> joints, int bodyCount, bool leavesFirst);
+  void buildStructure(std::span<const ConsistencyJoint> joints, int bodyCount, bool leavesFirst);
+  bool factorJoints();  // false when a joint row with a positive diagonal is (nearly) dependent
+  void factorContacts(int contactRows);
+  void solveActive(int activeContacts);
   std::vector<Row> rows_;
-  std::vector<int> active_;     // indices into rows_ taking part in a solve
-  std::vector<double> matrix_;  // dense J M^-1 J^T, factored in place
-  std::vector<double> lambda_;  // impulses per active row
-  std::vector<double> rhs_;
+  std::vector<int> jointOrder_, jointRows_;   // used joints (elimination order), rows of each
+  std::vector<int> parent_, depth_;           // per body, in the joint forest
+  std::vector<int> bodyRowStart_, bodyRows_;  // joint rows touching each body (CSR)
+  std::vector<int> nzStart_, nz_;             // per joint row: the earlier rows it couples to
+  std::vector<std::uint8_t> nzCode_;          // per nz entry: the bodies the two rows share
+  struct GivenJoint {
+    int joint = -1, parent = -1, child = -1, rows = 0;
+  };
+  std::vector<GivenJoint> given_;  // the last call's joints taking part, in the given order
+  int givenCount_ = 0;
+  bool structureValid_ = false, structureLeavesFirst_ = false;
+  int structureBodies_ = 0;
+  std::vector<double> factor_;           // rows x joint rows: L (row-major) with D on the diagonal
+  std::vector<double> scaled_;           // per joint row: L(k, p) D(p) of the row being factored
+  std::vector<double> contactScaled_;    // contacts x joint rows: L(c, p) D(p)
+  std::vector<double> schur_;            // contacts x contacts: J_c M^-1 J_c^T less the joints' part
+  std::vector<double> contactDiagonal_;  // per contact: its diagonal of J M^-1 J^T
+  std::vector<double> active_;           // LDL^T of the active contacts' Schur complement
+  std::vector<int> activeRows_;          // contact rows (index into the contacts) taking part
+  std::vector<double> rhs_;              // -J v per row, forward-substituted through the joints
+  std::vector<double> lambda_;           // impulse per row (joint rows, then active contacts)
   std::vector<std::uint8_t> contactOn_;
   std::vector<Vec3> baseLinear_, baseAngular_;
+  int jointCount_ = 0, jointRowCount_ = 0;
+  bool forest_ = true;  // the joints form a forest (else the joint factor is dense)
   int maxBodies_ = 0, maxJointRows_ = 0, maxContacts_ = 0;
 };
 
@@ -410,6 +443,10 @@ class Ragdoll {
   /// The atomic commit of SPEC.md section 3. On failure every body stays kinematic and the
   /// record says why.
   HandoffRecord commit(const HandoffSettings& settings);
+  /// The same commit into the caller's `record`, which it overwrites whole (every field as the
+  /// value-returning commit sets it). Its vectors and name strings keep their storage: a record
+  /// kept per character and reused allocates nothing once it has held as many bodies and joints.
+  void commit(const HandoffSettings& settings, HandoffRecord& record);
 
   /// The step the character is animated with: the `dt` of the last setAnimatedPose (1/60 s
   /// before the first). [s]
@@ -427,6 +464,9 @@ class Ragdoll {
   /// blocking representation). An empty mask means every body. All or nothing, as commit().
   HandoffRecord commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
                              Authority authority);
+  /// commitBodies into the caller's `record` (storage reused, as commit(settings, record)).
+  void commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask, Authority authority,
+                    HandoffRecord& record);
   /// Relabels every dynamic body's authority (Drive <-> Physics: drives on or off). [step-safe]
   void setDynamicAuthority(Authority authority);
   /// Hands the bodies with mask[b] != 0 back to the animation: kinematic, at rest, moved by the
@@ -552,6 +592,7 @@ class Ragdoll {
   std::shared_ptr<const RagdollAsset> asset_;
   std::vector<BodyId> bodies_;
   std::vector<JointId> joints_;
+  std::vector<JointId> scratchJoints_;  // the commit's joints to clear (capacity: every joint)
   BodyId capsule_;
   std::vector<Authority> authority_;
   PoseHistory history_;
@@ -560,8 +601,8 @@ class Ragdoll {
   std::vector<int> breakableJoints_;  // joints with a finite break force or torque
   std::vector<std::uint8_t> broken_;  // per joint
   std::vector<JointBreak> breaks_;    // reserved for every breakable joint
-  int jointCountNeeded_ = 0;   // models must cover every body's joint
-  bool teleportNext_ = false;  // the next animated pose is a teleport
+  int jointCountNeeded_ = 0;          // models must cover every body's joint
+  bool teleportNext_ = false;         // the next animated pose is a teleport
   Transform worldFromRoot_;
   // Preallocated per-body buffers (no allocation in the step-safe calls).
   std::vector<Transform> scratchPoses_;
@@ -577,6 +618,8 @@ class Ragdoll {
   double limitLookAhead_ = 1.0 / 60.0;  // HandoffSettings::limitLookAhead of the last commit [s]
   double animationStep_ = 1.0 / 60.0;   // dt of the last setAnimatedPose [s]
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
+  std::vector<double> boundingRadius_;                 // per body: shapeBoundingRadius [m]
+  std::vector<PlacedBoundingCapsule> scratchBounds_;   // per body, placed at the commit's pose
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
   int suspendedCount_ = 0;
@@ -584,8 +627,12 @@ class Ragdoll {
   std::vector<MotorOwner> motorOwners_;  // per joint
   std::vector<std::uint8_t> motorOn_;    // per joint: the last motor written was enabled
   int refusedMotorRequests_ = 0;
+  /// `boundsA` and `boundsB`, when given, are the bodies' bounding capsules already placed at
+  /// worldFromA and worldFromB (placeBoundingCapsule).
   bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
-                     const Vec3& velocityA, const Vec3& velocityB) const;
+                     const Vec3& velocityA, const Vec3& velocityB,
+                     const PlacedBoundingCapsule* boundsA = nullptr,
+                     const PlacedBoundingCapsule* boundsB = nullptr) const;
   void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_
 };
 

@@ -97,10 +97,10 @@ struct BodyDesc {
 struct JointDesc {
   BodyId bodyA;
   BodyId bodyB;
-  Transform bodyAFromJoint;       ///< T_CA_J
-  Transform bodyBFromJoint;       ///< T_CB_J
-  Vec3 angularLower{0.0};         ///< [rad] about X (twist), Y, Z of J [default 0: locked]
-  Vec3 angularUpper{0.0};         ///< [rad] [default 0]
+  Transform bodyAFromJoint;  ///< T_CA_J
+  Transform bodyBFromJoint;  ///< T_CB_J
+  Vec3 angularLower{0.0};    ///< [rad] about X (twist), Y, Z of J [default 0: locked]
+  Vec3 angularUpper{0.0};    ///< [rad] [default 0]
   /// A and B collide with each other (SPEC.md section 2: adjacent bodies never do). [default false]
   bool collideConnected = false;
   /// The joint breaks (stops acting, for good) in the first substep whose constraint force, the
@@ -142,6 +142,11 @@ Quat fromJointAngles(const Vec3& angles);
 /// BodyDesc::inertia = 0 means). Capsules are exact (cylinder plus hemispheres). [kg m^2]
 Vec3 shapePrincipalInertia(const ShapeDesc& shape, double mass);
 
+/// Radius of a sphere around a shape's centre that holds it (the speed of its farthest point per
+/// rad/s, which sleeping uses; the bounds of group sleeping, of the crowd's clusters, and the
+/// commit's quick test of which bodies may touch). [m] 0 for ShapeType::None.
+double shapeBoundingRadius(const ShapeDesc& shape);
+
 /// The engine's own implicit angular spring (PD servo) on a joint, solved inside the
 /// constraint solver: stable at stiffness an explicit drive cannot reach at 60 Hz.
 struct JointMotorSettings {
@@ -177,12 +182,15 @@ struct StepStats {
 };
 
 struct WorldSettings {
-  Vec3 gravity{0.0, -9.81, 0.0};    ///< [m/s^2] [default (0, -9.81, 0)]
-  int solverIterations = 10;        ///< Velocity iterations. [>= 1] [default 10, as Jolt]
-  double sleepLinearSpeed = 0.03;   ///< Below this a body may sleep. [m/s] [default 0.03, as Jolt]
-  double sleepAngularSpeed = 0.1;   ///< [rad/s] [default 0.1]
-  double sleepTime = 0.5;           ///< Time under both thresholds before sleeping. [s] [default 0.5]
-  double jointErp = 0.2;            ///< Joint error reduction per step (Baumgarte). [0, 1] [default 0.2]
+  Vec3 gravity{0.0, -9.81, 0.0};  ///< [m/s^2] [default (0, -9.81, 0)]
+  int solverIterations = 10;      ///< Velocity iterations. [>= 1] [default 10, as Jolt]
+  /// A body may sleep while every point of its shape moves slower than this, as Jolt's point
+  /// velocity threshold: its linear speed below it and its angular speed below it divided by
+  /// its shape's bounding radius (shapeBoundingRadius). 0: bodies never sleep. [m/s] [>= 0]
+  /// [default 0.03, as Jolt]
+  double sleepLinearSpeed = 0.03;
+  double sleepTime = 0.5;  ///< Time under the threshold before sleeping. [s] [> 0] [default 0.5]
+  double jointErp = 0.2;   ///< Joint error reduction per step (Baumgarte). [0, 1] [default 0.2]
   /// Bodies beyond this distance from the origin are out of the world. [m] [> 0] [default 2000]
   double worldHalfExtent = 2000.0;
   /// Solve each simulation island on its own, its bodies, contacts and joints in a fixed order,
@@ -282,6 +290,10 @@ class PhysicsWorld {
   virtual void sleep(BodyId body) = 0;
   /// Clears a joint's accumulated (warm-start) impulses: after a teleport of the pose.
   virtual void resetWarmStart(JointId joint) = 0;
+  /// resetWarmStart of each joint, at once (an engine may visit its contacts once for all).
+  virtual void resetWarmStarts(std::span<const JointId> joints) {
+    for (JointId joint : joints) resetWarmStart(joint);
+  }
   virtual void setJointMotor(JointId joint, const JointMotorSettings& motor) = 0;
   /// Replaces a joint's two frames (T_CA_J, T_CB_J), e.g. to re-anchor it at the committed pose.
   /// Non-finite frames are ignored (assert in debug).

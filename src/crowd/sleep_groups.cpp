@@ -37,20 +37,6 @@ void RestWindow::restart(std::span<const Transform> pose, std::span<Transform> s
   std::copy(pose.begin(), pose.end(), start.begin());
 }
 
-double shapeBoundingRadius(const ShapeDesc& s) {
-  switch (s.type) {
-    case ShapeType::Sphere:
-      return s.radius;
-    case ShapeType::Capsule:
-      return s.radius + s.halfHeight;
-    case ShapeType::Box:
-      return glm::length(s.halfExtents);
-    case ShapeType::None:
-      break;
-  }
-  return 0.0;
-}
-
 SleepGroups::SleepGroups(const RestRule& rule, double margin) : rule_(rule), margin_(margin) {}
 
 Result<int> SleepGroups::add(std::span<const BodyId> bodies, std::span<const double> radii) {

@@ -170,13 +170,16 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
       // The newest pair spans the jump: use the pair before it, carried through the root's
       // rotation change, or nothing.
       acrossJump = true;
-      rootMotion = history.size() >= 3 && !history.teleport(1) &&
-                   glm::length(history.root(1).translation - history.root(2).translation) <= settings.teleportDistance;
+      rootMotion =
+          history.size() >= 3 && !history.teleport(1) &&
+          glm::length(history.root(1).translation - history.root(2).translation) <= settings.teleportDistance;
       if (rootMotion) {
         const double rootDt = history.time(1) - history.time(2);
-        const Quat carry = normalizeOrIdentity(history.root(0).rotation * glm::inverse(history.root(1).rotation));
+        const Quat carry =
+            normalizeOrIdentity(history.root(0).rotation * glm::inverse(history.root(1).rotation));
         rootLinear = carry * ((history.root(1).translation - history.root(2).translation) / rootDt);
-        rootAngular = carry * angularVelocity(history.root(2).rotation, history.root(1).rotation, rootDt).omega;
+        rootAngular =
+            carry * angularVelocity(history.root(2).rotation, history.root(1).rotation, rootDt).omega;
       }
     }
   } else {
@@ -203,8 +206,11 @@ InheritedVelocities inheritVelocities(const PoseHistory& history, const HandoffS
       w = angularVelocity(p0.rotation, p1.rotation, info.sampleDt).omega;
     }
     // Raw: the newest pair's difference, what a naive implementation would inherit (for a
-    // teleport, the jump that was rejected).
-    if (history.size() >= 2) {
+    // teleport, the jump that was rejected). Without a teleport it is the pair just differenced.
+    if (haveVelocity && !acrossJump) {
+      rawLinear[i] = v;
+      rawAngular[i] = w;
+    } else if (history.size() >= 2) {
       const Transform& p0 = history.body(1, b);
       const Transform& p1 = history.body(0, b);
       const double dt = history.time(0) - history.time(1);
@@ -420,6 +426,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   if (!capsuleId) return Error{"character capsule: " + capsuleId.error()};
   r->capsule_ = *capsuleId;
 
+  r->scratchJoints_.resize(r->joints_.size());
   r->authority_.assign(static_cast<size_t>(bodyCount), Authority::Animation);
   r->history_ = PoseHistory(bodyCount);
   r->scratchPoses_.resize(static_cast<size_t>(bodyCount));
@@ -428,13 +435,20 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   r->linear_.resize(static_cast<size_t>(bodyCount));
   r->angular_.resize(static_cast<size_t>(bodyCount));
   r->clamps_.resize(static_cast<size_t>(bodyCount));
+  // The projector's capacity, and its joints' elimination order laid out once here (the commit's
+  // projection reuses it).
+  std::vector<ConsistencyJoint> topology(asset->joints.size());
   int jointRows = 0;
-  for (const JointDef& def : asset->joints) {
-    jointRows += 3;
+  for (size_t j = 0; j < asset->joints.size(); ++j) {
+    const JointDef& def = asset->joints[j];
+    topology[j].parent = def.parentBody;
+    topology[j].child = def.childBody;
     for (int axis = 0; axis < 3; ++axis)
-      jointRows += def.preset.angularLower[axis] == def.preset.angularUpper[axis];
+      topology[j].lockedCount += def.preset.angularLower[axis] == def.preset.angularUpper[axis];
+    jointRows += 3 + topology[j].lockedCount;
   }
   r->projector_ = VelocityProjector(bodyCount, jointRows, kMaxStaticContactsPerBody * bodyCount);
+  r->projector_.prepare(topology, bodyCount);
   r->consistencyBodies_.resize(static_cast<size_t>(bodyCount));
   r->consistencyJoints_.reserve(asset->joints.size());
   r->consistencyContacts_.reserve(static_cast<size_t>(kMaxStaticContactsPerBody * bodyCount));
@@ -455,6 +469,8 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
       if (!adjacent) r->nonAdjacentPairs_.emplace_back(a, b);
     }
   }
+  for (const BodyDef& def : asset->bodies) r->boundingRadius_.push_back(shapeBoundingRadius(def.shape));
+  r->scratchBounds_.resize(asset->bodies.size());
   r->suspended_.assign(r->nonAdjacentPairs_.size(), 0);
   r->pairColliding_.assign(r->nonAdjacentPairs_.size(), 1);
   r->worldFromRoot_ = worldFromRoot;
@@ -510,7 +526,7 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
     }
   }
   if (jump) {
-    for (JointId j : joints_) world_->resetWarmStart(j);
+    world_->resetWarmStarts(joints_);
     world_->setTransform(
         capsule_, capsulePose(*asset_, worldFromRoot, models[static_cast<size_t>(asset_->bodies[0].joint)]));
   } else {
@@ -523,33 +539,69 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
 }
 
 HandoffRecord Ragdoll::commit(const HandoffSettings& settings) {
-  return commitBodies(settings, {}, Authority::Physics);
+  HandoffRecord record;
+  commitBodies(settings, {}, Authority::Physics, record);
+  return record;
+}
+
+void Ragdoll::commit(const HandoffSettings& settings, HandoffRecord& record) {
+  commitBodies(settings, {}, Authority::Physics, record);
 }
 
 HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
                                     Authority authority) {
-  const auto selected = [&mask](int b) { return mask.empty() || mask[static_cast<size_t>(b)] != 0; };
   HandoffRecord record;
+  commitBodies(settings, mask, authority, record);
+  return record;
+}
+
+namespace {
+/// `x` back to its defaults with `name`, keeping the name's storage (a reused record allocates
+/// nothing for names that fit).
+template <class T>
+void resetNamed(T& x, const std::string& name) {
+  std::string kept = std::move(x.name);
+  x = T{};
+  kept.assign(name);
+  x.name = std::move(kept);
+}
+}  // namespace
+
+void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std::uint8_t> mask,
+                           Authority authority, HandoffRecord& record) {
+  const auto selected = [&mask](int b) { return mask.empty() || mask[static_cast<size_t>(b)] != 0; };
+  {
+    // Every field back to its default; the vectors and strings keep their storage.
+    std::vector<BodyHandoff> bodies = std::move(record.bodies);
+    std::vector<JointHandoff> joints = std::move(record.joints);
+    std::string failure = std::move(record.failure);
+    record = HandoffRecord{};
+    failure.clear();
+    joints.clear();
+    record.failure = std::move(failure);
+    record.bodies = std::move(bodies);
+    record.joints = std::move(joints);
+  }
   record.mode = settings.mode;
   const int n = bodyCount();
   record.bodies.resize(static_cast<size_t>(n));
   for (int b = 0; b < n; ++b)
-    record.bodies[static_cast<size_t>(b)].name = asset_->bodies[static_cast<size_t>(b)].name;
+    resetNamed(record.bodies[static_cast<size_t>(b)], asset_->bodies[static_cast<size_t>(b)].name);
   if (history_.size() < 1) {
     record.failure = "no animated pose has been set yet";
-    return record;
+    return;
   }
   if (!mask.empty() && static_cast<int>(mask.size()) != n) {
     record.failure = "body mask has " + std::to_string(mask.size()) + " entries, the ragdoll " +
                      std::to_string(n) + " bodies";
-    return record;
+    return;
   }
   for (int b = 0; b < n; ++b) {
     if (selected(b) && authority_[static_cast<size_t>(b)] != Authority::Animation) {
       record.failure = "body '" + asset_->bodies[static_cast<size_t>(b)].name +
                        "' is not animated (already " + authorityName(authority_[static_cast<size_t>(b)]) +
                        ")";
-      return record;
+      return;
     }
   }
   record.time = history_.time(0);
@@ -594,17 +646,17 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     }
     if (!isFinite(scratchPoses_[i]) || !isFinite(out.linearVelocity) || !isFinite(out.angularVelocity)) {
       record.failure = "body '" + out.name + "' cannot be initialised: its pose or velocity is not finite";
-      return record;
+      return;
     }
     if (!bodies_[i].valid()) {
       record.failure = "body '" + out.name + "' has no engine body";
-      return record;
+      return;
     }
   }
   for (size_t j = 0; j < joints_.size(); ++j) {
     if (!joints_[j].valid()) {
       record.failure = "joint '" + asset_->joints[j].name + "' has no engine joint";
-      return record;
+      return;
     }
   }
   if (settings.mode == HandoffMode::Inherit && (settings.jointConsistency || settings.staticContacts)) {
@@ -613,7 +665,7 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
       if (!isFinite(out.linearVelocity) || !isFinite(out.angularVelocity)) {
         record.failure =
             "body '" + out.name + "' cannot be initialised: its consistent velocity is not finite";
-        return record;
+        return;
       }
     }
   }
@@ -652,17 +704,18 @@ HandoffRecord Ragdoll::commitBodies(const HandoffSettings& settings, std::span<c
     world_->setAngularVelocity(bodies_[static_cast<size_t>(b)],
                                record.bodies[static_cast<size_t>(b)].angularVelocity);
   }
+  size_t resetCount = 0;
   for (size_t j = 0; j < joints_.size(); ++j) {
     if (selected(asset_->joints[j].parentBody) || selected(asset_->joints[j].childBody))
-      world_->resetWarmStart(joints_[j]);
+      scratchJoints_[resetCount++] = joints_[j];
   }
+  world_->resetWarmStarts(std::span<const JointId>(scratchJoints_.data(), resetCount));
   world_->setEnabled(capsule_, false);
   for (int b = 0; b < n; ++b) {
     if (!selected(b)) continue;
     record.bodies[static_cast<size_t>(b)].poseAfter = world_->transform(bodies_[static_cast<size_t>(b)]);
   }
   record.committed = true;
-  return record;
 }
 
 void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffRecord& record,
@@ -721,8 +774,8 @@ void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffR
       const size_t i = static_cast<size_t>(b);
       const ShapeDesc& shape = asset_->bodies[i].shape;
       const double extent = std::max({shape.radius + shape.halfHeight, glm::length(shape.halfExtents)});
-      const double reach = kStaticContactMargin +
-                           stepTimeFor(settings) * (glm::length(linear_[i]) + glm::length(angular_[i]) * extent);
+      const double reach = kStaticContactMargin + stepTimeFor(settings) * (glm::length(linear_[i]) +
+                                                                           glm::length(angular_[i]) * extent);
       const int found =
           world_->closestPoints(bodies_[i], scratchPoses_[i], reach, settings.staticContactMask, points);
       for (int k = 0; k < found; ++k) {
@@ -831,7 +884,7 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
   for (size_t j = 0; j < joints_.size(); ++j) {
     const JointDef& def = asset_->joints[j];
     JointHandoff& out = record.joints[j];
-    out.name = def.name;
+    resetNamed(out, def.name);
     // Joints between bodies not committed now keep their frames and limits; so do broken ones.
     if ((!selected(def.parentBody) && !selected(def.childBody)) || broken_[j]) {
       out.lower = lower_[j];
@@ -850,13 +903,17 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
     // moving toward a limit gets the room its motion needs over HandoffSettings::limitLookAhead.
     const Quat jointAFromWorld = glm::inverse(worldFromA.rotation * aFromJoint.rotation);
     const Quat aFromB = jointAFromWorld * worldFromJointB.rotation;
-    const Vec3 relativeOmega =
-        jointAFromWorld * (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
-                           record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
-    Vec3 ahead;
-    anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, out.angles, ahead);
     const Vec3& lo = def.preset.angularLower;
     const Vec3& hi = def.preset.angularUpper;
+    Vec3 ahead{0.0};  // read only on limited axes
+    if (lo.x < hi.x || lo.y < hi.y || lo.z < hi.z) {
+      const Vec3 relativeOmega =
+          jointAFromWorld * (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
+                             record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
+      anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, out.angles, ahead);
+    } else {
+      out.angles = jointAngles(aFromB);
+    }
     for (int axis = 0; axis < 3; ++axis) {
       const double a = out.angles[axis];
       if (lo[axis] == hi[axis]) {
@@ -885,6 +942,10 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
   // colliding would push them apart in the first step. Their collision waits until they separate.
   // With internal collisions off no pair collides: nothing to suspend.
   suspendedCount_ = 0;
+  if (internalCollisions_) {
+    for (size_t b = 0; b < scratchBounds_.size(); ++b)
+      scratchBounds_[b] = placeBoundingCapsule(asset_->bodies[b].shape, scratchPoses_[b]);
+  }
   for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
     const auto [a, b] = nonAdjacentPairs_[p];
     if (!selected(a) && !selected(b)) {
@@ -892,9 +953,10 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
       continue;
     }
     const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
-    const bool touch = internalCollisions_ &&
-                       pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib],
-                                     record.bodies[ia].linearVelocity, record.bodies[ib].linearVelocity);
+    const bool touch =
+        internalCollisions_ &&
+        pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib], record.bodies[ia].linearVelocity,
+                      record.bodies[ib].linearVelocity, &scratchBounds_[ia], &scratchBounds_[ib]);
     suspended_[p] = touch ? 1 : 0;
     suspendedCount_ += touch ? 1 : 0;
     applyPairCollision(p);
@@ -904,12 +966,25 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
 }
 
 bool Ragdoll::pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
-                            const Vec3& velocityA, const Vec3& velocityB) const {
-  const double d = shapeSurfaceDistance(asset_->bodies[static_cast<size_t>(a)].shape, worldFromA,
-                                        asset_->bodies[static_cast<size_t>(b)].shape, worldFromB);
+                            const Vec3& velocityA, const Vec3& velocityB,
+                            const PlacedBoundingCapsule* boundsA,
+                            const PlacedBoundingCapsule* boundsB) const {
   // Touching, or closing faster than one frame can resolve without a push.
   const double reach = kContactMargin + kContactLookAhead * (glm::length(velocityA) + glm::length(velocityB));
-  return d < reach;
+  // Quick rejections with the same answer (surfaces at least `reach` apart): the bounding
+  // spheres, then the bounding capsules (most pairs, a hand and a foot, never reach the exact
+  // distance). The margin keeps the rounding of the bound from deciding a pair at the reach.
+  constexpr double kBoundMargin = 1e-9;  // [m]
+  const double centres = glm::length(worldFromA.translation - worldFromB.translation);
+  if (centres - boundingRadius_[static_cast<size_t>(a)] - boundingRadius_[static_cast<size_t>(b)] >=
+      reach + kBoundMargin)
+    return false;
+  const ShapeDesc& shapeA = asset_->bodies[static_cast<size_t>(a)].shape;
+  const ShapeDesc& shapeB = asset_->bodies[static_cast<size_t>(b)].shape;
+  const double bound = boundsA && boundsB ? boundingCapsuleDistance(*boundsA, *boundsB)
+                                          : shapeDistanceLowerBound(shapeA, worldFromA, shapeB, worldFromB);
+  if (bound >= reach + kBoundMargin) return false;
+  return shapeSurfaceDistance(shapeA, worldFromA, shapeB, worldFromB) < reach;
 }
 
 void Ragdoll::applyPairCollision(size_t pair) {
@@ -1070,10 +1145,14 @@ int Ragdoll::updateBreaks(double stepEndTime, double dt) {
 
 const char* motorOwnerName(MotorOwner owner) {
   switch (owner) {
-    case MotorOwner::None: return "none";
-    case MotorOwner::Damper: return "damper";
-    case MotorOwner::Gather: return "gather";
-    case MotorOwner::Drive: return "drive";
+    case MotorOwner::None:
+      return "none";
+    case MotorOwner::Damper:
+      return "damper";
+    case MotorOwner::Gather:
+      return "gather";
+    case MotorOwner::Drive:
+      return "drive";
   }
   return "?";
 }
@@ -1136,14 +1215,17 @@ void Ragdoll::applyImpulse(int index, const Vec3& impulse, const Vec3& worldPoin
 }
 
 void Ragdoll::setCollisionWith(BodyId other, int index, bool enabled) {
-  world_->setPairCollision(other, index < bodyCount() ? bodies_[static_cast<size_t>(index)] : capsule_, enabled);
+  world_->setPairCollision(other, index < bodyCount() ? bodies_[static_cast<size_t>(index)] : capsule_,
+                           enabled);
 }
 
 void Ragdoll::wakeBodies() {
   for (const BodyId body : bodies_) world_->wake(body);
 }
 
-void Ragdoll::placeCapsule(const Transform& worldFromCapsule) { world_->setTransform(capsule_, worldFromCapsule); }
+void Ragdoll::placeCapsule(const Transform& worldFromCapsule) {
+  world_->setTransform(capsule_, worldFromCapsule);
+}
 
 void Ragdoll::moveCapsule(const Transform& worldFromCapsule, double dt) {
   world_->moveKinematic(capsule_, worldFromCapsule, dt);

@@ -44,6 +44,20 @@ Quat fromJointAngles(const Vec3& angles) {
          glm::angleAxis(angles.z, Vec3{0.0, 0.0, 1.0});
 }
 
+double shapeBoundingRadius(const ShapeDesc& s) {
+  switch (s.type) {
+    case ShapeType::Sphere:
+      return s.radius;
+    case ShapeType::Capsule:
+      return s.radius + s.halfHeight;
+    case ShapeType::Box:
+      return glm::length(s.halfExtents);
+    case ShapeType::None:
+      break;
+  }
+  return 0.0;
+}
+
 Vec3 shapePrincipalInertia(const ShapeDesc& shape, double mass) {
   switch (shape.type) {
     case ShapeType::Sphere: {

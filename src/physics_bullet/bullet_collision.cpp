@@ -9,6 +9,14 @@
 #include <algorithm>
 
 namespace handoff::bullet_detail {
+
+double contactBreakingThreshold(const btCollisionShape& shape) {
+  const auto* cached = static_cast<const ShapeMotion*>(shape.getUserPointer());
+  return cached != nullptr && cached->breakingFactor == gContactBreakingThreshold
+             ? cached->breaking
+             : shape.getContactBreakingThreshold(gContactBreakingThreshold);
+}
+
 namespace {
 
 // Tuning (measured by tests/physics_bullet; see the report).
@@ -19,13 +27,6 @@ constexpr double kMaxSpeculativeDistance = 1.0;
 double angularMotionDisc(const btCollisionShape& shape) {
   const auto* cached = static_cast<const ShapeMotion*>(shape.getUserPointer());
   return cached != nullptr ? cached->disc : shape.getAngularMotionDisc();
-}
-
-double contactBreakingThreshold(const btCollisionShape& shape) {
-  const auto* cached = static_cast<const ShapeMotion*>(shape.getUserPointer());
-  return cached != nullptr && cached->breakingFactor == gContactBreakingThreshold
-             ? cached->breaking
-             : shape.getContactBreakingThreshold(gContactBreakingThreshold);
 }
 
 /// Distance a body may travel toward anything in one substep: |v| h + |w| R h (R: the shape's

@@ -50,6 +50,9 @@ struct ShapeMotion {
   double breaking = 0.0;
 };
 
+/// A shape's contact breaking threshold (bullet_collision.cpp: computed once per shape). [m]
+double contactBreakingThreshold(const btCollisionShape& shape);
+
 /// Speculative contacts: a manifold's contact breaking threshold is the distance up to which the
 /// narrowphase reports (and the solver treats as speculative, impulse only if closing faster
 /// than distance / h) contact points. Bullet's is ~0.02 x shape size (5 mm for a 0.2 m limb),
@@ -183,6 +186,13 @@ struct BodySlot {
   // body's transform before it did.
   bool projected = false;
   btTransform beforeProjection = btTransform::getIdentity();
+  std::uint32_t warmResetPass = 0;  // resetWarmStarts: the pass that clears this body's contacts
+  // closestPoints: the shape's bounding sphere (in the body's frame) and the farthest a plane
+  // test reports beyond the asked distance (the larger of the shape's and the global threshold).
+  btVector3 boundingCentre{0.0, 0.0, 0.0};
+  btScalar boundingRadius = 0.0;
+  btScalar breakingThreshold = 0.0;
+  int worldGroup = 0;  // the collision group it was added to Bullet's world with (addToWorld)
 };
 
 /// A joint of the world: its constraint and what the adapter keeps beside it. A slot's index is
@@ -199,7 +209,8 @@ struct JointSlot {
   bool collideConnected = false;
   bool inWorld = false;
   JointMotorSettings motor;
-  Vec3 motorTargetAngles{0.0};  // jointAngles(motor.target), clamped to the limits
+  Vec3 motorTargetEuler{0.0};   // jointAngles(motor.target), kept with the target
+  Vec3 motorTargetAngles{0.0};  // motorTargetEuler clamped to the limits
   // Breakable joints only (a finite JointDesc::breakForce or breakTorque): Bullet's per-substep
   // force and torque on its body A (our B), see checkJointBreaks().
   double breakForce = std::numeric_limits<double>::infinity();
@@ -245,6 +256,7 @@ class BulletWorld final : public PhysicsWorld {
   void wake(BodyId body) override;
   void sleep(BodyId body) override;
   void resetWarmStart(JointId joint) override;
+  void resetWarmStarts(std::span<const JointId> joints) override;
   void setJointMotor(JointId joint, const JointMotorSettings& motor) override;
   void setJointFrames(JointId joint, const Transform& bodyAFromJoint,
                       const Transform& bodyBFromJoint) override;
@@ -264,6 +276,9 @@ class BulletWorld final : public PhysicsWorld {
                       std::uint32_t mask) const override;
   double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
   int contactCount(BodyId body) const override;
+  /// closestPoints against the static planes alone (planesInWorld_).
+  int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex, std::uint32_t mask,
+                  std::span<SurfacePoint> out) const;
   int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
                     std::span<SurfacePoint> out) const override;
 
@@ -314,6 +329,11 @@ class BulletWorld final : public PhysicsWorld {
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
 
   std::vector<BodySlot> bodies_;
+  std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
+  // closestPoints: the static planes in Bullet's world (slot indices, in the order added) and,
+  // per collision-group bit, how many other bodies are in it.
+  std::vector<std::uint32_t> planesInWorld_;
+  int othersInWorld_[32] = {};
   std::vector<std::uint32_t> freeBodies_;
   int liveBodies_ = 0;
   std::vector<JointSlot> joints_;

@@ -174,8 +174,6 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
   settings_.jointErp = std::clamp(settings_.jointErp, 0.0, 1.0);
   if (!finite(settings_.sleepLinearSpeed) || settings_.sleepLinearSpeed < 0.0)
     settings_.sleepLinearSpeed = 0.03;
-  if (!finite(settings_.sleepAngularSpeed) || settings_.sleepAngularSpeed < 0.0)
-    settings_.sleepAngularSpeed = 0.1;
   if (!finite(settings_.sleepTime) || settings_.sleepTime <= 0.0) settings_.sleepTime = 0.5;
   if (!(settings_.worldHalfExtent > 0.0)) settings_.worldHalfExtent = 2000.0;
 
@@ -333,6 +331,9 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, c
   }
   BodySlot& slot = bodies_[index];
   slot.shape = acquireShape(key);
+  slot.shape->getBoundingSphere(slot.boundingCentre, slot.boundingRadius);
+  slot.breakingThreshold =
+      std::max(gContactBreakingThreshold, slot.shape->getContactBreakingThreshold(gContactBreakingThreshold));
   slot.motion = desc.motion;
   slot.mass = desc.motion == MotionType::Static ? 0.0 : desc.mass;
   slot.inertia = toBt(inertia);
@@ -351,8 +352,11 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, c
   ci.m_rollingFriction = desc.rollingFriction;
   ci.m_linearDamping = toBulletDamping(desc.linearDamping);
   ci.m_angularDamping = toBulletDamping(desc.angularDamping);
+  // Jolt's point velocity rule (WorldSettings::sleepLinearSpeed): the shape's farthest point
+  // moves at |omega| times its bounding radius.
+  const double reach = shapeBoundingRadius(desc.shape);
   ci.m_linearSleepingThreshold = settings_.sleepLinearSpeed;
-  ci.m_angularSleepingThreshold = settings_.sleepAngularSpeed;
+  ci.m_angularSleepingThreshold = settings_.sleepLinearSpeed / (reach > 0.0 ? reach : 1.0);
   slot.body = std::make_unique<btRigidBody>(ci);
   btRigidBody& body = *slot.body;
   body.setUserIndex(static_cast<int>(index));
@@ -408,10 +412,24 @@ void BulletWorld::applyMotionType(BodySlot& slot, MotionType motion) {
 }
 
 void BulletWorld::addToWorld(BodySlot& slot) {
-  world_->addRigidBody(slot.body.get(), toGroup(slot.filter.layer), toGroup(slot.filter.mask));
+  slot.worldGroup = toGroup(slot.filter.layer);
+  world_->addRigidBody(slot.body.get(), slot.worldGroup, toGroup(slot.filter.mask));
+  if (slot.shape->getShapeType() == STATIC_PLANE_PROXYTYPE) {
+    planesInWorld_.push_back(static_cast<std::uint32_t>(&slot - bodies_.data()));
+  } else {
+    for (int bit = 0; bit < 32; ++bit) othersInWorld_[bit] += (slot.worldGroup >> bit) & 1;
+  }
 }
 
-void BulletWorld::removeFromWorld(BodySlot& slot) { world_->removeRigidBody(slot.body.get()); }
+void BulletWorld::removeFromWorld(BodySlot& slot) {
+  world_->removeRigidBody(slot.body.get());
+  if (slot.shape->getShapeType() == STATIC_PLANE_PROXYTYPE) {
+    const auto index = static_cast<std::uint32_t>(&slot - bodies_.data());
+    planesInWorld_.erase(std::find(planesInWorld_.begin(), planesInWorld_.end(), index));
+  } else {
+    for (int bit = 0; bit < 32; ++bit) othersInWorld_[bit] -= (slot.worldGroup >> bit) & 1;
+  }
+}
 
 BodyId BulletWorld::addGroundPlane(const Vec3& normal, double offset, double friction) {
   const double len = glm::length(normal);
@@ -530,6 +548,7 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
   joint.collideConnected = desc.collideConnected;
   joint.inWorld = false;
   joint.motor = JointMotorSettings{};
+  joint.motorTargetEuler = jointAngles(joint.motor.target);
   joint.motorTargetAngles = Vec3{0.0};
   joint.breakForce = desc.breakForce;
   joint.breakTorque = desc.breakTorque;
@@ -832,18 +851,34 @@ void BulletWorld::sleep(BodyId id) {
   body.forceActivationState(ISLAND_SLEEPING);
 }
 
-void BulletWorld::resetWarmStart(JointId id) {
-  HANDOFF_JOINT_OR_RETURN(joint, id);
-  joint->constraint->internalSetAppliedImpulse(0.0);
-  solver_->forget(id.value & kIndexMask);
-  const btCollisionObject* a = bodies_[joint->bodyA].body.get();
-  const btCollisionObject* b = bodies_[joint->bodyB].body.get();
+void BulletWorld::resetWarmStart(JointId id) { resetWarmStarts(std::span<const JointId>(&id, 1)); }
+
+void BulletWorld::resetWarmStarts(std::span<const JointId> ids) {
+  // The joints' own impulses, then one pass over the manifolds: the contacts of every body at one
+  // of the joints.
+  const std::uint32_t pass = ++warmResetPass_;
+  bool any = false;
+  for (JointId id : ids) {
+    JointSlot* joint = slotOf(id);
+    assert(joint != nullptr && "invalid or dead JointId");
+    if (joint == nullptr) continue;
+    joint->constraint->internalSetAppliedImpulse(0.0);
+    solver_->forget(id.value & kIndexMask);
+    bodies_[joint->bodyA].warmResetPass = bodies_[joint->bodyB].warmResetPass = pass;
+    any = true;
+  }
+  if (!any) return;
+  auto marked = [&](const btCollisionObject* object) {
+    const int index = object->getUserIndex();
+    return index >= 0 && static_cast<size_t>(index) < bodies_.size() &&
+           bodies_[static_cast<size_t>(index)].body.get() == object &&
+           bodies_[static_cast<size_t>(index)].warmResetPass == pass;
+  };
   const int numManifolds = dispatcher_->getNumManifolds();
   for (int m = 0; m < numManifolds; ++m) {
     btPersistentManifold* manifold = dispatcher_->getManifoldByIndexInternal(m);
-    const btCollisionObject* o0 = manifold->getBody0();
-    const btCollisionObject* o1 = manifold->getBody1();
-    if (o0 != a && o0 != b && o1 != a && o1 != b) continue;
+    if (manifold->getNumContacts() == 0) continue;
+    if (!marked(manifold->getBody0()) && !marked(manifold->getBody1())) continue;
     for (int p = 0; p < manifold->getNumContacts(); ++p) {
       btManifoldPoint& point = manifold->getContactPoint(p);
       point.m_appliedImpulse = 0.0;
@@ -866,6 +901,7 @@ void BulletWorld::setJointMotor(JointId id, const JointMotorSettings& motor) {
   if (!isFinite(m.targetRates)) m.targetRates = Vec3{0.0};
   m.target = normalizeOrIdentity(m.target);
   joint->motor = m;
+  joint->motorTargetEuler = jointAngles(m.target);
   applyLimits(*joint, joint->lower, joint->upper);  // clamps the motor's target
   btGeneric6DofSpring2Constraint& c = *joint->constraint;
   for (int i = 0; i < 3; ++i) {
@@ -887,7 +923,12 @@ void BulletWorld::setJointFrames(JointId id, const Transform& bodyAFromJoint,
   if (!valid) return;
   joint->aFromJoint = bodyAFromJoint;
   joint->bFromJoint = bodyBFromJoint;
-  joint->constraint->setFrames(toBt(bodyBFromJoint), toBt(bodyAFromJoint));  // Bullet's A is our B
+  // Bullet's A is our B. Written in place rather than with setFrames(), which also recomputes the
+  // joint's cached transforms and angles (atan2s, most of the call's cost): the solver recomputes
+  // them from the frames in every getInfo1 before getInfo2 reads them, and this adapter calls
+  // calculateTransforms() before it reads them (the motor rows), so nothing reads a stale cache.
+  joint->constraint->getFrameOffsetA() = toBt(bodyBFromJoint);
+  joint->constraint->getFrameOffsetB() = toBt(bodyAFromJoint);
   bodies_[joint->bodyA].body->activate();
   bodies_[joint->bodyB].body->activate();
 }
@@ -959,7 +1000,7 @@ void BulletWorld::applyLimits(JointSlot& joint, const Vec3& lower, const Vec3& u
   joint.constraint->setAngularLowerLimit(toBt(lower));
   joint.constraint->setAngularUpperLimit(toBt(upper));
   // Open axes clamp the motor's target to the limits; locked axes take none (no motor row).
-  Vec3 target = jointAngles(joint.motor.target);
+  Vec3 target = joint.motorTargetEuler;
   for (int i = 0; i < 3; ++i) {
     if (lower[i] <= upper[i]) target[i] = std::clamp(target[i], lower[i], upper[i]);
   }
@@ -1235,6 +1276,17 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
                                std::uint32_t mask, std::span<SurfacePoint> out) const {
   HANDOFF_BODY_OR_RETURN(slot, id, 0);
   if (out.empty() || !isFinite(worldFromBody) || !(maxDistance >= 0.0) || !finite(maxDistance)) return 0;
+  // Only static planes to ask (the usual ground): what contactTest would report, without its
+  // broadphase query and algorithm per plane.
+  const btCollisionShape& shape = *slot->body->getCollisionShape();
+  bool othersToAsk = false;
+  for (int bit = 0; bit < 32; ++bit) {
+    if (((toGroup(mask) >> bit) & 1) == 0) continue;
+    const int self = slot->enabled && ((slot->worldGroup >> bit) & 1) != 0 ? 1 : 0;
+    othersToAsk = othersToAsk || othersInWorld_[bit] - self > 0;
+  }
+  if (!othersToAsk && btBroadphaseProxy::isConvex(shape.getShapeType()))
+    return planePoints(static_cast<const btConvexShape&>(shape), toBt(worldFromBody), mask, out);
   // A probe with the body's shape at the asked pose; contactTest reports points up to
   // m_closestDistanceThreshold apart among the pairs whose bounding boxes overlap (an infinite
   // plane always does; a box or step must be within the shape's collision margin).
@@ -1246,8 +1298,21 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
     const btCollisionObject* probe = nullptr;
     std::span<SurfacePoint> out;
     int count = 0;
+    btVector3 sphereCentre{0.0, 0.0, 0.0};
+    btScalar sphereReach = 0.0;  // bounding radius + the farthest distance the plane test reports
     bool needsCollision(btBroadphaseProxy* proxy) const override {
-      return proxy->m_clientObject != self && btCollisionWorld::ContactResultCallback::needsCollision(proxy);
+      if (proxy->m_clientObject == self || !btCollisionWorld::ContactResultCallback::needsCollision(proxy))
+        return false;
+      // An infinite plane overlaps every box: the bounding sphere rejects the far ones (a head
+      // above the floor) before the narrow phase, which could report no point for them either.
+      const auto* object = static_cast<const btCollisionObject*>(proxy->m_clientObject);
+      if (object->getCollisionShape()->getShapeType() != STATIC_PLANE_PROXYTYPE) return true;
+      const auto* plane = static_cast<const btStaticPlaneShape*>(object->getCollisionShape());
+      const btTransform& worldFromPlane = object->getWorldTransform();
+      const btVector3 normal = worldFromPlane.getBasis() * plane->getPlaneNormal();
+      const btScalar height =
+          normal.dot(sphereCentre - worldFromPlane.getOrigin()) - plane->getPlaneConstant();
+      return height <= sphereReach;
     }
     btScalar addSingleResult(btManifoldPoint& cp, const btCollisionObjectWrapper* w0, int, int,
                              const btCollisionObjectWrapper*, int, int) override {
@@ -1266,8 +1331,53 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   callback.m_collisionFilterGroup = -1;  // only the query's mask filters
   callback.m_collisionFilterMask = toGroup(mask);
   callback.m_closestDistanceThreshold = maxDistance;
+  // The plane test reports points up to the manifold's breaking threshold (beyond maxDistance).
+  callback.sphereCentre = probe.getWorldTransform() * slot->boundingCentre;
+  callback.sphereReach = slot->boundingRadius + maxDistance + slot->breakingThreshold + 1e-6;
   world_->contactTest(&probe, callback);
   return callback.count;
+}
+
+int BulletWorld::planePoints(const btConvexShape& convex, const btTransform& worldFromConvex,
+                             std::uint32_t mask, std::span<SurfacePoint> out) const {
+  // btConvexPlaneCollisionAlgorithm::processCollision for the pair (probe, plane), as contactTest
+  // runs it (btSingleContactCallback, the closest-point algorithm, btBridgedManifoldResult): the
+  // convex shape's support point toward the plane, reported while it is nearer than the pair's
+  // manifold breaking threshold (Bullet 3.24's plane test does not read the query's distance).
+  // The probe is no rigid body, so SpeculativeDispatcher widens nothing; with the default
+  // collision configuration's perturbation threshold (0) there are no perturbed points.
+  int count = 0;
+  for (const std::uint32_t index : planesInWorld_) {
+    const BodySlot& plane = bodies_[index];
+    // ContactResultCallback::needsCollision with the query's group -1 and mask.
+    if ((plane.worldGroup & toGroup(mask)) == 0 || toGroup(plane.filter.mask) == 0) continue;
+    if (count >= static_cast<int>(out.size())) break;
+    const auto& planeShape = static_cast<const btStaticPlaneShape&>(*plane.shape);
+    const btScalar threshold =
+        (dispatcher_->getDispatcherFlags() &
+         btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD)
+            ? btMin(contactBreakingThreshold(convex), contactBreakingThreshold(planeShape))
+            : gContactBreakingThreshold;
+    const btTransform& worldFromPlane = plane.body->getWorldTransform();
+    const btVector3& planeNormal = planeShape.getPlaneNormal();
+    const btScalar& planeConstant = planeShape.getPlaneConstant();
+    btTransform planeInConvex;
+    planeInConvex = worldFromConvex.inverse() * worldFromPlane;
+    btTransform convexInPlane;
+    convexInPlane = worldFromPlane.inverse() * worldFromConvex;
+    const btVector3 vtx = convex.localGetSupportingVertex(planeInConvex.getBasis() * -planeNormal);
+    const btVector3 vtxInPlane = convexInPlane(vtx);
+    const btScalar distance = (planeNormal.dot(vtxInPlane) - planeConstant);
+    if (!(distance < threshold)) continue;
+    const btVector3 vtxInPlaneProjected = vtxInPlane - distance * planeNormal;
+    const btVector3 pointOnPlane = worldFromPlane * vtxInPlaneProjected;
+    const btVector3 normalOnPlane = worldFromPlane.getBasis() * planeNormal;
+    SurfacePoint& p = out[static_cast<size_t>(count++)];
+    p.point = fromBt(pointOnPlane + normalOnPlane * distance);  // btBridgedManifoldResult's point on A
+    p.normal = fromBt(normalOnPlane);
+    p.distance = distance;
+  }
+  return count;
 }
 
 BulletObjectCounts BulletWorld::objectCounts() const {

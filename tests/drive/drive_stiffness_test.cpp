@@ -91,7 +91,6 @@ Settle settle(Mode mode, double scale, int substeps) {
   WorldSettings ws;
   ws.gravity = Vec3{0.0};
   ws.sleepLinearSpeed = 0.0;
-  ws.sleepAngularSpeed = 0.0;
   auto world = createBulletWorld(ws);
   std::vector<BodyId> bodies;
   for (size_t i = 0; i < n; ++i) {

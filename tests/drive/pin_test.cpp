@@ -131,7 +131,6 @@ std::unique_ptr<PhysicsWorld> floatingWorld() {
   WorldSettings settings;
   settings.gravity = Vec3{0.0};
   settings.sleepLinearSpeed = 0.0;
-  settings.sleepAngularSpeed = 0.0;
   return createBulletWorld(settings);
 }
 

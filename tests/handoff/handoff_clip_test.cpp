@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -408,6 +409,73 @@ TEST(HandoffOnClips, FailedCommitLeavesEveryBodyAnimated) {
   scene.pose(scene.time + ClipScene::kDt);
   EXPECT_TRUE(r.setAnimatedPose(scene.time + ClipScene::kDt, scene.worldFromRoot, scene.models, false,
                                 ClipScene::kDt));
+}
+
+// A record kept by the caller and committed into again is the record a fresh commit gives: every
+// field overwritten, whatever the record held before (another character's commit with its first
+// step recorded, or a success before a failure).
+TEST(HandoffOnClips, AReusedRecordIsWhatAFreshCommitGives) {
+  const test::Character& run = loadCharacter("deepmimic/humanoid3d_run.bvh");
+  HandoffRecord reused;
+  {
+    // Held before: a different character (more bodies and joints, other names), its first step.
+    ClipScene other;
+    ASSERT_TRUE(other.start(loadCharacter("mesh2motion/human-base-animations.glb"), 0.5));
+    other.ragdoll->commit({}, reused);
+    ASSERT_TRUE(reused.committed) << reused.failure;
+    other.ragdoll->world().step(ClipScene::kDt, 2);
+    other.ragdoll->recordFirstStep(reused);
+    ASSERT_TRUE(reused.bodies[0].firstStepRecorded);
+    ASSERT_NE(reused.bodies.size(), static_cast<size_t>(run.asset->bodies.size()));
+  }
+  ClipScene a, b;
+  ASSERT_TRUE(a.start(run, 0.4));
+  ASSERT_TRUE(b.start(run, 0.4));
+  const HandoffRecord fresh = a.ragdoll->commit({});
+  b.ragdoll->commit({}, reused);
+  ASSERT_TRUE(fresh.committed) << fresh.failure;
+  ASSERT_TRUE(reused.committed) << reused.failure;
+  EXPECT_TRUE(reused.failure.empty());
+  EXPECT_EQ(reused.time, fresh.time);
+  EXPECT_EQ(reused.sampleDt, fresh.sampleDt);
+  EXPECT_EQ(reused.staticContacts, fresh.staticContacts);
+  EXPECT_EQ(reused.suspendedPairs, fresh.suspendedPairs);
+  EXPECT_EQ(reused.consistencyResidual, fresh.consistencyResidual);
+  EXPECT_EQ(reused.firstSubstepTime, 0.0);
+  ASSERT_EQ(reused.bodies.size(), fresh.bodies.size());
+  for (size_t i = 0; i < fresh.bodies.size(); ++i) {
+    const BodyHandoff &x = reused.bodies[i], &y = fresh.bodies[i];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.poseAfter.translation, y.poseAfter.translation) << y.name;
+    EXPECT_EQ(x.poseAfter.rotation, y.poseAfter.rotation) << y.name;
+    EXPECT_EQ(x.linearVelocity, y.linearVelocity) << y.name;
+    EXPECT_EQ(x.angularVelocity, y.angularVelocity) << y.name;
+    EXPECT_EQ(x.jointLinearCorrection, y.jointLinearCorrection) << y.name;
+    EXPECT_EQ(x.contactLinearCorrection, y.contactLinearCorrection) << y.name;
+    EXPECT_EQ(x.clamps, y.clamps) << y.name;
+    EXPECT_EQ(x.snapped, y.snapped) << y.name;
+    EXPECT_EQ(x.keptDynamic, y.keptDynamic) << y.name;
+    EXPECT_FALSE(x.firstStepRecorded) << y.name;
+    EXPECT_FALSE(x.firstSubstepRecorded) << y.name;
+  }
+  ASSERT_EQ(reused.joints.size(), fresh.joints.size());
+  for (size_t j = 0; j < fresh.joints.size(); ++j) {
+    EXPECT_EQ(reused.joints[j].name, fresh.joints[j].name);
+    EXPECT_EQ(reused.joints[j].angles, fresh.joints[j].angles) << fresh.joints[j].name;
+    EXPECT_EQ(reused.joints[j].lower, fresh.joints[j].lower) << fresh.joints[j].name;
+    EXPECT_EQ(reused.joints[j].upper, fresh.joints[j].upper) << fresh.joints[j].name;
+    EXPECT_EQ(reused.joints[j].widenedAxes, fresh.joints[j].widenedAxes) << fresh.joints[j].name;
+    EXPECT_EQ(reused.joints[j].anchorGap, fresh.joints[j].anchorGap) << fresh.joints[j].name;
+  }
+  // A failure into the same record (committing again a ragdoll already dynamic): nothing of the
+  // success is left.
+  b.ragdoll->commit({}, reused);
+  EXPECT_FALSE(reused.committed);
+  EXPECT_NE(reused.failure.find(run.asset->bodies[0].name), std::string::npos) << reused.failure;
+  EXPECT_TRUE(reused.joints.empty());
+  EXPECT_EQ(reused.staticContacts, 0);
+  EXPECT_EQ(reused.consistencyResidual, 0.0);
+  for (const BodyHandoff& body : reused.bodies) EXPECT_EQ(body.linearVelocity, Vec3{0.0}) << body.name;
 }
 
 TEST(HandoffOnClips, WriteBackAtTheCommitReproducesTheAnimation) {

@@ -354,6 +354,41 @@ TEST(Sleep, RestingBoxSleepsAfterSleepTime) {
   }
 }
 
+// Jolt's point velocity rule: a body sleeps while its farthest point moves slower than
+// sleepLinearSpeed, so a spin that puts a small sphere to sleep keeps a long box awake.
+TEST(Sleep, AngularThresholdIsThePointSpeedOverTheBoundingRadius) {
+  struct Case {
+    BodyDesc desc;
+    double radius;  // shapeBoundingRadius [m]
+  };
+  const Case cases[] = {{test::sphereDesc(0.1, 1.0, Vec3{0.0}), 0.1},
+                        {test::boxDesc(Vec3{0.05, 0.05, 0.6}, 1.0, Transform{}), std::sqrt(0.365)}};
+  for (const Case& c : cases) {
+    ASSERT_NEAR(shapeBoundingRadius(c.desc.shape), c.radius, 1e-12);
+    const double threshold = WorldSettings{}.sleepLinearSpeed / c.radius;  // [rad/s]
+    for (double factor : {0.8, 1.25}) {
+      WorldSettings settings;
+      settings.gravity = Vec3{0.0};
+      auto world = createBulletWorld(settings);
+      BodyDesc desc = c.desc;
+      desc.angularDamping = 0.0;
+      desc.linearDamping = 0.0;
+      const BodyId body = test::mustCreate(*world, desc);
+      // About the axis through the centre where the box is widest: its ends move at omega r.
+      const Vec3 omega{factor * threshold, 0.0, 0.0};
+      world->setAngularVelocity(body, omega);
+      bool asleep = false;
+      for (int i = 0; i < 120 && !asleep; ++i) {
+        world->step(kDt, 2);
+        asleep = world->isSleeping(body);
+      }
+      std::printf("[ figure ] radius %.3f m, %.3f rad/s (%.2fx the threshold): %s\n", c.radius, omega.x,
+                  factor, asleep ? "asleep" : "awake after 2 s");
+      EXPECT_EQ(asleep, factor < 1.0) << "radius " << c.radius << ", factor " << factor;
+    }
+  }
+}
+
 TEST(Stats, CountsAndIterations) {
   WorldSettings settings;
   settings.solverIterations = 7;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace handoff {
 namespace {
 
@@ -103,6 +105,72 @@ TEST_F(Queries, ContactCountPerBody) {
   for (int i = 0; i < 10; ++i) world->step(test::kDt, 2);
   EXPECT_EQ(world->contactCount(box), 4);
   EXPECT_EQ(world->contactCount(wall), 0);
+}
+
+// closestPoints against static planes alone takes a shortcut past Bullet's contactTest: it must
+// report what contactTest reports (for a plane, the shape's deepest point while within the
+// contact breaking threshold, whatever the query's distance). The same bodies and planes in two
+// worlds, the second with a static box far away (its queries take the general path), seeded
+// random poses about the planes.
+TEST(ClosestPoints, PlanesAloneReportWhatTheGeneralQueryReports) {
+  std::unique_ptr<PhysicsWorld> planes = createBulletWorld(), general = createBulletWorld();
+  std::vector<BodyId> planeIds;
+  for (PhysicsWorld* w : {planes.get(), general.get()}) {
+    planeIds.push_back(w->addGroundPlane(Vec3{0, 1, 0}, 0.0));
+    planeIds.push_back(w->addGroundPlane(Vec3{-1, 1, 0}, -1.5));  // a slope up toward -x
+  }
+  general->addStaticBox(Transform::fromTranslation(Vec3{100.0, 1.0, 0.0}), Vec3{0.5});
+  std::vector<BodyDesc> shapes{test::capsuleDesc(0.06, 0.2, 2.0, Transform{}),
+                               test::boxDesc(Vec3{0.05, 0.12, 0.09}, 1.0, Transform{}),
+                               test::sphereDesc(0.1, 1.0, Vec3{0.0})};
+  std::vector<BodyId> inPlanes, inGeneral;
+  for (const BodyDesc& d : shapes) {
+    inPlanes.push_back(test::mustCreate(*planes, d));
+    inGeneral.push_back(test::mustCreate(*general, d));
+  }
+  std::mt19937 rng(1607u);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  int queries = 0, reported = 0, mismatches = 0;
+  double worst = 0.0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const size_t s = static_cast<size_t>(trial) % shapes.size();
+    const Quat rotation = glm::normalize(Quat{unit(rng), unit(rng), unit(rng), unit(rng)});
+    const Transform pose{rotation, Vec3{unit(rng) * 0.5 - 1.6, 0.15 * (unit(rng) + 1.0), unit(rng)}};
+    const double maxDistance = 0.15 * (unit(rng) + 1.0);
+    const std::uint32_t mask = trial % 10 == 9 ? layers::kRagdoll : layers::kStatic;  // no planes in kRagdoll
+    SurfacePoint a[4], b[4];
+    const int na = planes->closestPoints(inPlanes[s], pose, maxDistance, mask, a);
+    const int nb = general->closestPoints(inGeneral[s], pose, maxDistance, mask, b);
+    ++queries;
+    reported += na;
+    if (na != nb) {
+      ++mismatches;
+      continue;
+    }
+    // The same planes in either order: match each point by its normal.
+    for (int i = 0; i < na; ++i) {
+      const SurfacePoint* match = nullptr;
+      for (int k = 0; k < nb; ++k)
+        if (glm::length(a[i].normal - b[k].normal) < 1e-9) match = &b[k];
+      if (match == nullptr) {
+        ++mismatches;
+        continue;
+      }
+      worst = std::max(
+          {worst, glm::length(a[i].point - match->point), std::abs(a[i].distance - match->distance)});
+    }
+  }
+  // A disabled plane is not reported.
+  planes->setEnabled(planeIds[0], false);
+  SurfacePoint p[4];
+  const int afterDisable = planes->closestPoints(inPlanes[2], Transform::fromTranslation(Vec3{0.0, 0.1, 0.0}),
+                                                 0.1, layers::kStatic, p);
+  std::printf("[closest points] %d queries, %d points reported, %d mismatches, worst difference %.3g m\n",
+              queries, reported, mismatches, worst);
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_GT(reported, queries / 4) << "poses near enough to the planes to report points";
+  EXPECT_LE(worst, 1e-12);
+  EXPECT_EQ(afterDisable, 0);
 }
 
 }  // namespace
