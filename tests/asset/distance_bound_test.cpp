@@ -61,10 +61,10 @@ TEST(ShapeDistanceLowerBound, NeverAboveTheExactDistanceAndExactForRoundShapes) 
     }
   }
   std::sort(slack.begin(), slack.end());
-  std::printf("bound above the exact distance: %d of 20000; round pairs apart: %d, worst |exact - bound| %.3g m; "
-              "pairs with a box: slack median %.4f p95 %.4f max %.4f m\n",
-              above, roundPairs, worstRound, slack[slack.size() / 2], slack[slack.size() * 95 / 100],
-              slack.back());
+  std::printf(
+      "bound above the exact distance: %d of 20000; round pairs apart: %d, worst |exact - bound| %.3g m; "
+      "pairs with a box: slack median %.4f p95 %.4f max %.4f m\n",
+      above, roundPairs, worstRound, slack[slack.size() / 2], slack[slack.size() * 95 / 100], slack.back());
   EXPECT_EQ(above, 0);
   EXPECT_GT(roundPairs, 1000);
   EXPECT_LT(worstRound, 1e-9);
@@ -74,18 +74,21 @@ TEST(ShapeDistanceLowerBound, HandComputedPairs) {
   const ShapeDesc capsule{ShapeType::Capsule, 0.1, 0.3, Vec3{0.0}};
   const ShapeDesc box{ShapeType::Box, 0.0, 0.0, Vec3{0.1, 0.5, 0.2}};
   // Parallel capsules 1 m apart: 1 - 0.2.
-  EXPECT_NEAR(shapeDistanceLowerBound(capsule, Transform::identity(), capsule, Transform::fromTranslation({1, 0, 0})),
-              0.8, 1e-12);
+  EXPECT_NEAR(
+      shapeDistanceLowerBound(capsule, Transform::identity(), capsule, Transform::fromTranslation({1, 0, 0})),
+      0.8, 1e-12);
   // Capsules end to end along Y, segments 0.4 apart: 0.4 - 0.2.
-  EXPECT_NEAR(shapeDistanceLowerBound(capsule, Transform::identity(), capsule, Transform::fromTranslation({0, 1, 0})),
-              0.2, 1e-12);
+  EXPECT_NEAR(
+      shapeDistanceLowerBound(capsule, Transform::identity(), capsule, Transform::fromTranslation({0, 1, 0})),
+      0.2, 1e-12);
   // The box's capsule runs along its longest axis (Y, +-0.5) with radius hypot(0.1, 0.2): a point
   // 2 m away along X is 2 - hypot(0.1, 0.2) from it (the exact distance is 2 - 0.1).
   const ShapeDesc point{ShapeType::Sphere, 0.0, 0.0, Vec3{0.0}};
-  EXPECT_NEAR(shapeDistanceLowerBound(box, Transform::identity(), point, Transform::fromTranslation({2, 0, 0})),
-              2.0 - std::hypot(0.1, 0.2), 1e-12);
-  EXPECT_NEAR(shapeSurfaceDistance(box, Transform::identity(), point, Transform::fromTranslation({2, 0, 0})), 1.9,
-              1e-9);
+  EXPECT_NEAR(
+      shapeDistanceLowerBound(box, Transform::identity(), point, Transform::fromTranslation({2, 0, 0})),
+      2.0 - std::hypot(0.1, 0.2), 1e-12);
+  EXPECT_NEAR(shapeSurfaceDistance(box, Transform::identity(), point, Transform::fromTranslation({2, 0, 0})),
+              1.9, 1e-9);
 }
 
 TEST(ShapeBoundingRadius, HoldsEveryShape) {

@@ -31,8 +31,8 @@ struct Character {
 
 // parent of each body (-1: the pelvis), and whether its joint is a hinge (X and Y locked)
 constexpr int kParent[15] = {-1, 0, 1, 2, 2, 4, 5, 2, 7, 8, 0, 10, 11, 0, 13};
-constexpr bool kHinge[15] = {false, false, false, false, false, true, false, false, true, false,
-                             false, true, false, false, true};
+constexpr bool kHinge[15] = {false, false, false, false, false, true,  false, false,
+                             true,  false, false, true,  false, false, true};
 
 Character randomCharacter(std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1.0, 1.0), mass(0.5, 12.0), inertia(0.005, 0.3);
@@ -75,7 +75,8 @@ void denseProjection(const Character& c, std::vector<Vec3>& v, std::vector<Vec3>
   };
   std::vector<Row> rows;
   for (const ConsistencyJoint& j : c.joints) {
-    const Vec3 rA = j.anchor - c.bodies[size_t(j.parent)].centre, rB = j.anchor - c.bodies[size_t(j.child)].centre;
+    const Vec3 rA = j.anchor - c.bodies[size_t(j.parent)].centre,
+               rB = j.anchor - c.bodies[size_t(j.child)].centre;
     for (int k = 0; k < 3; ++k) {
       Vec3 e{0.0};
       e[k] = 1.0;
@@ -126,7 +127,8 @@ struct Projected {
   std::vector<Vec3> v, w;
   VelocityProjector::Outcome outcome;
 };
-Projected project(VelocityProjector& projector, const Character& c, const std::vector<ConsistencyJoint>& joints) {
+Projected project(VelocityProjector& projector, const Character& c,
+                  const std::vector<ConsistencyJoint>& joints) {
   Projected p{c.v, c.w, {}};
   std::vector<Vec3> jl(15), ja(15), cl(15), ca(15);
   p.outcome = projector.project(c.bodies, joints, {}, 1.0 / 60, p.v, p.w, jl, ja, cl, ca);
@@ -141,14 +143,16 @@ double violation(const Character& c, const std::vector<Vec3>& v, const std::vect
     const Vec3 va = v[a] + glm::cross(w[a], j.anchor - c.bodies[a].centre);
     const Vec3 vb = v[b] + glm::cross(w[b], j.anchor - c.bodies[b].centre);
     worst = std::max(worst, glm::length(va - vb));
-    for (int k = 0; k < j.lockedCount; ++k) worst = std::max(worst, std::abs(glm::dot(w[b] - w[a], j.lockedAxes[k])));
+    for (int k = 0; k < j.lockedCount; ++k)
+      worst = std::max(worst, std::abs(glm::dot(w[b] - w[a], j.lockedAxes[k])));
   }
   return worst;
 }
 
 double difference(const Projected& p, const std::vector<Vec3>& v, const std::vector<Vec3>& w) {
   double d = 0.0;
-  for (size_t b = 0; b < v.size(); ++b) d = std::max({d, glm::length(p.v[b] - v[b]), glm::length(p.w[b] - w[b])});
+  for (size_t b = 0; b < v.size(); ++b)
+    d = std::max({d, glm::length(p.v[b] - v[b]), glm::length(p.w[b] - w[b])});
   return d;
 }
 
@@ -187,9 +191,10 @@ TEST(VelocityProjector, TreeFactorisationMatchesADenseSolveInAnyJointOrder) {
     VelocityProjector other(15, c.rows, 0);
     worstShuffled = std::max(worstShuffled, difference(project(other, c, shuffled), p.v, p.w));
   }
-  std::printf("200 characters: joint violation %.3g -> %.3g, |tree - dense| %.3g, |shuffled - given| %.3g, "
-              "momentum change %.3g\n",
-              before, worstViolation, worstDense, worstShuffled, worstMomentum);
+  std::printf(
+      "200 characters: joint violation %.3g -> %.3g, |tree - dense| %.3g, |shuffled - given| %.3g, "
+      "momentum change %.3g\n",
+      before, worstViolation, worstDense, worstShuffled, worstMomentum);
   EXPECT_GT(before, 1.0);
   EXPECT_LT(worstViolation, 1e-9);
   EXPECT_LT(worstDense, 1e-9);
@@ -216,7 +221,8 @@ TEST(VelocityProjector, JointsClosingALoopFallBackToTheDenseOrder) {
     worst = std::max(worst, violation(c, p.v, p.w));
     worstDense = std::max(worstDense, difference(p, v, w));
   }
-  std::printf("50 characters with a loop: joint violation %.3g, |projector - dense| %.3g\n", worst, worstDense);
+  std::printf("50 characters with a loop: joint violation %.3g, |projector - dense| %.3g\n", worst,
+              worstDense);
   EXPECT_LT(worst, 1e-9);
   EXPECT_LT(worstDense, 1e-9);
 }
