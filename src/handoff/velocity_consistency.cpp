@@ -187,13 +187,13 @@ bool VelocityProjector::factorJoints() {
   double* scaled = scaled_.data();  // L(k, p) D(p) of the current row
   bool independent = true;
   for (int k = 0; k < nj; ++k) {
-    double* lk = &factor_[static_cast<size_t>(k) * width];
-    const int* nzBegin = &nz_[static_cast<size_t>(nzStart_[static_cast<size_t>(k)])];
-    const int* nzEnd = &nz_[static_cast<size_t>(nzStart_[static_cast<size_t>(k + 1)])];
+    double* lk = factor_.data() + static_cast<size_t>(k) * width;
+    const int* nzBegin = nz_.data() + static_cast<size_t>(nzStart_[static_cast<size_t>(k)]);
+    const int* nzEnd = nz_.data() + static_cast<size_t>(nzStart_[static_cast<size_t>(k + 1)]);
     const Row& rk = rows_[static_cast<size_t>(k)];
-    const std::uint8_t* shared = &nzCode_[static_cast<size_t>(nzStart_[static_cast<size_t>(k)])];
+    const std::uint8_t* shared = nzCode_.data() + static_cast<size_t>(nzStart_[static_cast<size_t>(k)]);
     for (const int* j = nzBegin; j != nzEnd; ++j, ++shared) {
-      const double* lj = &factor_[static_cast<size_t>(*j) * width];
+      const double* lj = factor_.data() + static_cast<size_t>(*j) * width;
       double s = coupling(rk, rows_[static_cast<size_t>(*j)], *shared);
       for (const int* p = nzBegin; p != j; ++p) s -= scaled[*p] * lj[*p];
       // L(k, j) D(j) is s itself: the next entries need it at once, the quotient can wait.
@@ -227,13 +227,13 @@ void VelocityProjector::factorContacts(int contactRows) {
   for (int c = 0; c < contactRows; ++c) {
     const int k = nj + c;
     const Row& rk = rows_[static_cast<size_t>(k)];
-    double* lk = &factor_[static_cast<size_t>(k) * width];
-    double* sk = &contactScaled_[static_cast<size_t>(c) * width];  // L(k, p) D(p)
+    double* lk = factor_.data() + static_cast<size_t>(k) * width;
+    double* sk = contactScaled_.data() + static_cast<size_t>(c) * width;  // L(k, p) D(p)
     for (int j = 0; j < nj; ++j) {
       const Row& rj = rows_[static_cast<size_t>(j)];
       const bool touches = rj.b == rk.b || rj.a == rk.b;
       double s = touches ? coupling(rk, rj) : 0.0;
-      const double* lj = &factor_[static_cast<size_t>(j) * width];
+      const double* lj = factor_.data() + static_cast<size_t>(j) * width;
       for (int q = nzStart_[static_cast<size_t>(j)]; q < nzStart_[static_cast<size_t>(j + 1)]; ++q) {
         const int p = nz_[static_cast<size_t>(q)];
         s -= sk[p] * lj[p];
@@ -245,7 +245,7 @@ void VelocityProjector::factorContacts(int contactRows) {
     contactDiagonal_[static_cast<size_t>(c)] = coupling(rk, rk);
     for (int l = 0; l <= c; ++l) {
       const Row& rl = rows_[static_cast<size_t>(nj + l)];
-      const double* ll = &factor_[static_cast<size_t>(nj + l) * width];
+      const double* ll = factor_.data() + static_cast<size_t>(nj + l) * width;
       double s = l == c ? contactDiagonal_[static_cast<size_t>(c)] : rk.b == rl.b ? coupling(rk, rl) : 0.0;
       for (int p = 0; p < nj; ++p) s -= sk[p] * ll[p];
       schur_[static_cast<size_t>(c) * cw + static_cast<size_t>(l)] = s;
@@ -285,7 +285,7 @@ void VelocityProjector::solveActive(int count) {
     }
   }
   // lambda_: joint rows [0, nj), then the active contacts [nj, nj + count).
-  double* contactLambda = &lambda_[static_cast<size_t>(nj)];
+  double* contactLambda = lambda_.data() + static_cast<size_t>(nj);
   for (int k = 0; k < count; ++k) {
     double s = rhs_[static_cast<size_t>(nj + activeRows_[static_cast<size_t>(k)])];
     for (int p = 0; p < k; ++p) s -= at(k, p) * contactLambda[p];
@@ -307,11 +307,11 @@ void VelocityProjector::solveActive(int count) {
   for (int k = 0; k < count; ++k) {
     const double l = contactLambda[k];
     if (l == 0.0) continue;
-    const double* lk = &factor_[static_cast<size_t>(nj + activeRows_[static_cast<size_t>(k)]) * width];
+    const double* lk = factor_.data() + static_cast<size_t>(nj + activeRows_[static_cast<size_t>(k)]) * width;
     for (int j = 0; j < nj; ++j) lambda_[static_cast<size_t>(j)] -= lk[j] * l;
   }
   for (int k = nj - 1; k >= 0; --k) {
-    const double* lk = &factor_[static_cast<size_t>(k) * width];
+    const double* lk = factor_.data() + static_cast<size_t>(k) * width;
     if (!(lk[k] > 0.0)) {
       lambda_[static_cast<size_t>(k)] = 0.0;
       continue;
@@ -486,7 +486,7 @@ VelocityProjector::Outcome VelocityProjector::project(
     rhs_[static_cast<size_t>(k)] = -rowVelocity(rows_[static_cast<size_t>(k)], baseLinear_, baseAngular_);
   }
   for (int k = 0; k < nj; ++k) {
-    const double* lk = &factor_[static_cast<size_t>(k) * width];
+    const double* lk = factor_.data() + static_cast<size_t>(k) * width;
     double s = rhs_[static_cast<size_t>(k)];
     for (int q = nzStart_[static_cast<size_t>(k)]; q < nzStart_[static_cast<size_t>(k + 1)]; ++q) {
       const int p = nz_[static_cast<size_t>(q)];
@@ -495,7 +495,7 @@ VelocityProjector::Outcome VelocityProjector::project(
     rhs_[static_cast<size_t>(k)] = s;
   }
   for (int c = 0; c < contactRows; ++c) {
-    const double* lk = &factor_[static_cast<size_t>(nj + c) * width];
+    const double* lk = factor_.data() + static_cast<size_t>(nj + c) * width;
     double s = rhs_[static_cast<size_t>(nj + c)];
     for (int p = 0; p < nj; ++p) s -= lk[p] * rhs_[static_cast<size_t>(p)];
     rhs_[static_cast<size_t>(nj + c)] = s;
