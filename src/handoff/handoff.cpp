@@ -577,11 +577,18 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
     std::string failure = std::move(record.failure);
     record = HandoffRecord{};
     failure.clear();
-    joints.clear();
     record.failure = std::move(failure);
     record.bodies = std::move(bodies);
     record.joints = std::move(joints);
   }
+  // The joints are rewritten (names kept) once the commit gets that far; an abandoned commit
+  // reports none.
+  struct JointsOnlyIfCommitted {
+    HandoffRecord& record;
+    ~JointsOnlyIfCommitted() {
+      if (!record.committed) record.joints.clear();
+    }
+  } jointsGuard{record};
   record.mode = settings.mode;
   const int n = bodyCount();
   record.bodies.resize(static_cast<size_t>(n));
