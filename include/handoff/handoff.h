@@ -620,6 +620,7 @@ class Ragdoll {
   std::vector<std::pair<int, int>> nonAdjacentPairs_;  // body index pairs not joined by a joint
   std::vector<double> boundingRadius_;                 // per body: shapeBoundingRadius [m]
   std::vector<PlacedBoundingCapsule> scratchBounds_;   // per body, placed at the commit's pose
+  std::vector<double> scratchSpeeds_;                  // per body, its committed linear speed [m/s]
   std::vector<std::uint8_t> suspended_;                // per non-adjacent pair
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
   int suspendedCount_ = 0;
@@ -629,8 +630,9 @@ class Ragdoll {
   int refusedMotorRequests_ = 0;
   /// `boundsA` and `boundsB`, when given, are the bodies' bounding capsules already placed at
   /// worldFromA and worldFromB (placeBoundingCapsule).
-  bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
-                     const Vec3& velocityA, const Vec3& velocityB,
+  /// `speedA` and `speedB` are the bodies' linear speeds [m/s].
+  bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB, double speedA,
+                     double speedB,
                      const PlacedBoundingCapsule* boundsA = nullptr,
                      const PlacedBoundingCapsule* boundsB = nullptr) const;
   void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_

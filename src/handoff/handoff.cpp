@@ -471,6 +471,7 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   }
   for (const BodyDef& def : asset->bodies) r->boundingRadius_.push_back(shapeBoundingRadius(def.shape));
   r->scratchBounds_.resize(asset->bodies.size());
+  r->scratchSpeeds_.resize(asset->bodies.size());
   r->suspended_.assign(r->nonAdjacentPairs_.size(), 0);
   r->pairColliding_.assign(r->nonAdjacentPairs_.size(), 1);
   r->worldFromRoot_ = worldFromRoot;
@@ -560,10 +561,9 @@ namespace {
 /// nothing for names that fit).
 template <class T>
 void resetNamed(T& x, const std::string& name) {
-  std::string kept = std::move(x.name);
-  x = T{};
-  kept.assign(name);
-  x.name = std::move(kept);
+  static const T kDefaults{};
+  x = kDefaults;  // copy-assigning the empty name keeps x.name's storage
+  x.name.assign(name);
 }
 }  // namespace
 
@@ -679,6 +679,16 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
 
   // 2. One write phase: poses (snapped where the engine disagrees), velocities, filters; then all
   //    bodies dynamic together, joint warm starts cleared, the capsule off.
+  // The angle test's atan2 only near the tolerance: the half angle's tangent, |d.xyz| / |d.w| of
+  // d = conj(a) b, below tan(tolerance / 2) by more than rounding is within it.
+  const double tanHalfTolerance = settings.angleTolerance > 0.0 && settings.angleTolerance < 3.0
+                                      ? std::tan(0.5 * settings.angleTolerance) * (1.0 - 1e-9)
+                                      : -1.0;
+  const auto turnedPast = [&](const Quat& a, const Quat& b) {
+    const Quat d = glm::conjugate(a) * b;
+    if (glm::length(Vec3{d.x, d.y, d.z}) < std::abs(d.w) * tanHalfTolerance) return false;
+    return angleBetween(a, b) > settings.angleTolerance;
+  };
   for (int b = 0; b < n; ++b) {
     if (!selected(b)) continue;
     const size_t i = static_cast<size_t>(b);
@@ -687,7 +697,7 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
     out.poseBefore = world_->transform(id);
     const Transform& target = scratchPoses_[i];
     if (glm::length(out.poseBefore.translation - target.translation) > settings.poseTolerance ||
-        angleBetween(out.poseBefore.rotation, target.rotation) > settings.angleTolerance) {
+        turnedPast(out.poseBefore.rotation, target.rotation)) {
       world_->setTransform(id, target);
       out.snapped = true;
     }
@@ -876,9 +886,35 @@ constexpr double kBulletMiddleAxisMax = kPi / 2 - 1e-3;  // Euler Y must stay in
 
 /// The joint's angles now and after `lookAhead` at its relative angular velocity `omegaInA` (in
 /// A's joint frame), each "ahead" angle unwrapped next to its current one. The Euler rates are
-/// not the components of omegaInA, so the angles are taken from the rotated frame.
-void anglesNowAndAhead(const Quat& aFromB, const Vec3& omegaInA, double lookAhead, Vec3& now, Vec3& ahead) {
+/// not the components of omegaInA, so the angles are taken from the rotated frame: but only when
+/// an ahead angle could reach past a limit axis's [lower, upper] less kLimitMargin; otherwise
+/// `ahead` is `now`, which widens the limits exactly as the ahead angles would (not at all).
+/// The bound: under an angular velocity w the Euler rates of R = Rx(x) Ry(y) Rz(z) are
+/// |dy/dt| <= |w| and |dx/dt|, |dz/dt| <= |w| / cos y, and y stays within |y0| + |w| t.
+void anglesNowAndAhead(const Quat& aFromB, const Vec3& omegaInA, double lookAhead, const Vec3& lower,
+                       const Vec3& upper, Vec3& now, Vec3& ahead) {
   now = jointAngles(aFromB);
+  const double turn = glm::length(omegaInA) * lookAhead;  // [rad] turned over the look-ahead
+  const double yReach = std::abs(now.y) + turn;
+  if (yReach < kBulletMiddleAxisMax) {  // false for NaN: then the ahead angles are taken
+    constexpr double kRounding = 1e-9;  // [rad] the bound's own rounding, and that of the angles
+    // cos x >= 1 - x^2/2 + x^4/24 - x^6/720 (the series cut after a negative term), which is
+    // above 0.07 up to the middle axis' bound: no cos() call for a bound.
+    const double y2 = yReach * yReach;
+    const double cosBelow = 1.0 - y2 / 2.0 * (1.0 - y2 / 12.0 * (1.0 - y2 / 30.0));
+    const double sideTurn = turn / cosBelow;
+    const Vec3 reach{sideTurn, turn, sideTurn};
+    bool mayWiden = false;
+    for (int axis = 0; axis < 3; ++axis) {
+      if (!(lower[axis] < upper[axis])) continue;
+      mayWiden = mayWiden || now[axis] - reach[axis] - kLimitMargin < lower[axis] + kRounding ||
+                 now[axis] + reach[axis] + kLimitMargin > upper[axis] - kRounding;
+    }
+    if (!mayWiden) {
+      ahead = now;
+      return;
+    }
+  }
   const Vec3 later = jointAngles(fromRotationVector(omegaInA * lookAhead) * aFromB);
   for (int axis = 0; axis < 3; ++axis)
     ahead[axis] = now[axis] + std::remainder(later[axis] - now[axis], 2.0 * kPi);
@@ -917,7 +953,7 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
       const Vec3 relativeOmega =
           jointAFromWorld * (record.bodies[static_cast<size_t>(def.childBody)].angularVelocity -
                              record.bodies[static_cast<size_t>(def.parentBody)].angularVelocity);
-      anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, out.angles, ahead);
+      anglesNowAndAhead(aFromB, relativeOmega, limitLookAhead_, lo, hi, out.angles, ahead);
     } else {
       out.angles = jointAngles(aFromB);
     }
@@ -950,8 +986,10 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
   // With internal collisions off no pair collides: nothing to suspend.
   suspendedCount_ = 0;
   if (internalCollisions_) {
-    for (size_t b = 0; b < scratchBounds_.size(); ++b)
+    for (size_t b = 0; b < scratchBounds_.size(); ++b) {
       scratchBounds_[b] = placeBoundingCapsule(asset_->bodies[b].shape, scratchPoses_[b]);
+      scratchSpeeds_[b] = glm::length(record.bodies[b].linearVelocity);
+    }
   }
   for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
     const auto [a, b] = nonAdjacentPairs_[p];
@@ -962,8 +1000,8 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
     const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
     const bool touch =
         internalCollisions_ &&
-        pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib], record.bodies[ia].linearVelocity,
-                      record.bodies[ib].linearVelocity, &scratchBounds_[ia], &scratchBounds_[ib]);
+        pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib], scratchSpeeds_[ia], scratchSpeeds_[ib],
+                      &scratchBounds_[ia], &scratchBounds_[ib]);
     suspended_[p] = touch ? 1 : 0;
     suspendedCount_ += touch ? 1 : 0;
     applyPairCollision(p);
@@ -973,16 +1011,21 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
 }
 
 bool Ragdoll::pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB,
-                            const Vec3& velocityA, const Vec3& velocityB,
-                            const PlacedBoundingCapsule* boundsA,
+                            double speedA, double speedB, const PlacedBoundingCapsule* boundsA,
                             const PlacedBoundingCapsule* boundsB) const {
   // Touching, or closing faster than one frame can resolve without a push.
-  const double reach = kContactMargin + kContactLookAhead * (glm::length(velocityA) + glm::length(velocityB));
+  const double reach = kContactMargin + kContactLookAhead * (speedA + speedB);
   // Quick rejections with the same answer (surfaces at least `reach` apart): the bounding
   // spheres, then the bounding capsules (most pairs, a hand and a foot, never reach the exact
   // distance). The margin keeps the rounding of the bound from deciding a pair at the reach.
   constexpr double kBoundMargin = 1e-9;  // [m]
-  const double centres = glm::length(worldFromA.translation - worldFromB.translation);
+  const double radii = boundingRadius_[static_cast<size_t>(a)] + boundingRadius_[static_cast<size_t>(b)];
+  const Vec3 between = worldFromA.translation - worldFromB.translation;
+  const double centres2 = glm::dot(between, between);
+  // Far apart by more than rounding: the test below says the same, without its square root.
+  const double farther = (radii + reach + kBoundMargin) * (1.0 + 1e-12);
+  if (centres2 > farther * farther) return false;
+  const double centres = std::sqrt(centres2);
   if (centres - boundingRadius_[static_cast<size_t>(a)] - boundingRadius_[static_cast<size_t>(b)] >=
       reach + kBoundMargin)
     return false;
@@ -1012,8 +1055,8 @@ void Ragdoll::setInternalCollisions(bool enabled) {
       // Limbs that passed into each other while they ignored each other separate first.
       const auto [a, b] = nonAdjacentPairs_[p];
       const BodyId ia = bodies_[static_cast<size_t>(a)], ib = bodies_[static_cast<size_t>(b)];
-      touch = pairsTouching(a, b, world_->transform(ia), world_->transform(ib), world_->linearVelocity(ia),
-                            world_->linearVelocity(ib));
+      touch = pairsTouching(a, b, world_->transform(ia), world_->transform(ib),
+                            glm::length(world_->linearVelocity(ia)), glm::length(world_->linearVelocity(ib)));
     }
     suspended_[p] = touch ? 1 : 0;
     suspendedCount_ += touch ? 1 : 0;
@@ -1031,8 +1074,8 @@ void Ragdoll::updateLimits() {
       if (!suspended_[p]) continue;
       const auto [a, b] = nonAdjacentPairs_[p];
       const BodyId ia = bodies_[static_cast<size_t>(a)], ib = bodies_[static_cast<size_t>(b)];
-      if (!pairsTouching(a, b, world_->transform(ia), world_->transform(ib), world_->linearVelocity(ia),
-                         world_->linearVelocity(ib))) {
+      if (!pairsTouching(a, b, world_->transform(ia), world_->transform(ib),
+                         glm::length(world_->linearVelocity(ia)), glm::length(world_->linearVelocity(ib)))) {
         suspended_[p] = 0;
         --suspendedCount_;
         applyPairCollision(p);

@@ -277,8 +277,9 @@ class BulletWorld final : public PhysicsWorld {
   double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
   int contactCount(BodyId body) const override;
   /// closestPoints against the static planes alone (planesInWorld_).
-  int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex, std::uint32_t mask,
-                  std::span<SurfacePoint> out) const;
+  int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex, const btVector3& boundingCentre,
+                  btScalar boundingRadius, std::uint32_t mask, std::span<SurfacePoint> out) const;
+  void updateGroupsInWorld();
   int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
                     std::span<SurfacePoint> out) const override;
 
@@ -331,9 +332,12 @@ class BulletWorld final : public PhysicsWorld {
   std::vector<BodySlot> bodies_;
   std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
   // closestPoints: the static planes in Bullet's world (slot indices, in the order added) and,
-  // per collision-group bit, how many other bodies are in it.
+  // per collision-group bit, how many other bodies are in it (and the bits with one or more, with
+  // two or more of them: updateGroupsInWorld()).
   std::vector<std::uint32_t> planesInWorld_;
   int othersInWorld_[32] = {};
+  std::uint32_t groupsWithOne_ = 0;
+  std::uint32_t groupsWithTwo_ = 0;
   std::vector<std::uint32_t> freeBodies_;
   int liveBodies_ = 0;
   std::vector<JointSlot> joints_;

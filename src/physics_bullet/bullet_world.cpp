@@ -418,6 +418,7 @@ void BulletWorld::addToWorld(BodySlot& slot) {
     planesInWorld_.push_back(static_cast<std::uint32_t>(&slot - bodies_.data()));
   } else {
     for (int bit = 0; bit < 32; ++bit) othersInWorld_[bit] += (slot.worldGroup >> bit) & 1;
+    updateGroupsInWorld();
   }
 }
 
@@ -428,6 +429,15 @@ void BulletWorld::removeFromWorld(BodySlot& slot) {
     planesInWorld_.erase(std::find(planesInWorld_.begin(), planesInWorld_.end(), index));
   } else {
     for (int bit = 0; bit < 32; ++bit) othersInWorld_[bit] -= (slot.worldGroup >> bit) & 1;
+    updateGroupsInWorld();
+  }
+}
+
+void BulletWorld::updateGroupsInWorld() {
+  groupsWithOne_ = groupsWithTwo_ = 0;
+  for (int bit = 0; bit < 32; ++bit) {
+    if (othersInWorld_[bit] >= 1) groupsWithOne_ |= 1u << bit;
+    if (othersInWorld_[bit] >= 2) groupsWithTwo_ |= 1u << bit;
   }
 }
 
@@ -1279,14 +1289,13 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   // Only static planes to ask (the usual ground): what contactTest would report, without its
   // broadphase query and algorithm per plane.
   const btCollisionShape& shape = *slot->body->getCollisionShape();
-  bool othersToAsk = false;
-  for (int bit = 0; bit < 32; ++bit) {
-    if (((toGroup(mask) >> bit) & 1) == 0) continue;
-    const int self = slot->enabled && ((slot->worldGroup >> bit) & 1) != 0 ? 1 : 0;
-    othersToAsk = othersToAsk || othersInWorld_[bit] - self > 0;
+  // A group bit has others when it holds two bodies, or one that is not this body.
+  const std::uint32_t selfGroups = slot->enabled ? static_cast<std::uint32_t>(slot->worldGroup) : 0u;
+  const bool othersToAsk = (mask & (groupsWithTwo_ | (groupsWithOne_ & ~selfGroups))) != 0;
+  if (!othersToAsk && btBroadphaseProxy::isConvex(shape.getShapeType())) {
+    return planePoints(static_cast<const btConvexShape&>(shape), toBt(worldFromBody), slot->boundingCentre,
+                       slot->boundingRadius, mask, out);
   }
-  if (!othersToAsk && btBroadphaseProxy::isConvex(shape.getShapeType()))
-    return planePoints(static_cast<const btConvexShape&>(shape), toBt(worldFromBody), mask, out);
   // A probe with the body's shape at the asked pose; contactTest reports points up to
   // m_closestDistanceThreshold apart among the pairs whose bounding boxes overlap (an infinite
   // plane always does; a box or step must be within the shape's collision margin).
@@ -1339,13 +1348,17 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
 }
 
 int BulletWorld::planePoints(const btConvexShape& convex, const btTransform& worldFromConvex,
-                             std::uint32_t mask, std::span<SurfacePoint> out) const {
+                             const btVector3& boundingCentre, btScalar boundingRadius, std::uint32_t mask,
+                             std::span<SurfacePoint> out) const {
   // btConvexPlaneCollisionAlgorithm::processCollision for the pair (probe, plane), as contactTest
   // runs it (btSingleContactCallback, the closest-point algorithm, btBridgedManifoldResult): the
   // convex shape's support point toward the plane, reported while it is nearer than the pair's
   // manifold breaking threshold (Bullet 3.24's plane test does not read the query's distance).
   // The probe is no rigid body, so SpeculativeDispatcher widens nothing; with the default
   // collision configuration's perturbation threshold (0) there are no perturbed points.
+  // A plane below the shape's bounding sphere by more than the threshold (and rounding) has no
+  // point to report: the support point is no nearer than the sphere.
+  const btVector3 sphereCentre = worldFromConvex * boundingCentre;
   int count = 0;
   for (const std::uint32_t index : planesInWorld_) {
     const BodySlot& plane = bodies_[index];
@@ -1361,6 +1374,9 @@ int BulletWorld::planePoints(const btConvexShape& convex, const btTransform& wor
     const btTransform& worldFromPlane = plane.body->getWorldTransform();
     const btVector3& planeNormal = planeShape.getPlaneNormal();
     const btScalar& planeConstant = planeShape.getPlaneConstant();
+    const btScalar sphereHeight =
+        (worldFromPlane.getBasis() * planeNormal).dot(sphereCentre - worldFromPlane.getOrigin()) - planeConstant;
+    if (sphereHeight - boundingRadius > threshold + 1e-6) continue;
     btTransform planeInConvex;
     planeInConvex = worldFromConvex.inverse() * worldFromPlane;
     btTransform convexInPlane;
