@@ -83,6 +83,9 @@ std::uint8_t sharedBodies(const R& i, const R& j) {
                                    (j.a >= 0 && i.b == j.a ? 4 : 0) | (i.a >= 0 && i.a == j.a ? 8 : 0));
 }
 
+/// sharedBodies() of two rows of one joint (or of two joints between the same two bodies).
+constexpr std::uint8_t kSameBodies = 1 | 8;
+
 /// J_i M^-1 J_j^T: rows couple through the bodies they share (`shared`: sharedBodies(i, j)).
 template <class R>
 double coupling(const R& i, const R& j, std::uint8_t shared) {
@@ -194,8 +197,17 @@ bool VelocityProjector::factorJoints() {
     const std::uint8_t* shared = nzCode_.data() + static_cast<size_t>(nzStart_[static_cast<size_t>(k)]);
     for (const int* j = nzBegin; j != nzEnd; ++j, ++shared) {
       const double* lj = factor_.data() + static_cast<size_t>(*j) * width;
-      double s = coupling(rk, rows_[static_cast<size_t>(*j)], *shared);
-      for (const int* p = nzBegin; p != j; ++p) s -= scaled[*p] * lj[*p];
+      const Row& rj = rows_[static_cast<size_t>(*j)];
+      double s = coupling(rk, rj, *shared);
+      if (forest_ && *shared != kSameBodies) {
+        // Rows of two joints at one body X: in a tree, what both couple to is the rows at X
+        // (L(j, p) is zero for the other rows of nz(k)), ascending as in nz(k) and ending at j.
+        const int x = (*shared & 3) != 0 ? rj.b : rj.a;
+        for (const int* p = bodyRows_.data() + bodyRowStart_[static_cast<size_t>(x)]; *p != *j; ++p)
+          s -= scaled[*p] * lj[*p];
+      } else {
+        for (const int* p = nzBegin; p != j; ++p) s -= scaled[*p] * lj[*p];
+      }
       // L(k, j) D(j) is s itself: the next entries need it at once, the quotient can wait.
       const double dj = lj[*j];
       const bool kept = dj > 0.0;
