@@ -632,8 +632,7 @@ class Ragdoll {
   /// worldFromA and worldFromB (placeBoundingCapsule).
   /// `speedA` and `speedB` are the bodies' linear speeds [m/s].
   bool pairsTouching(int a, int b, const Transform& worldFromA, const Transform& worldFromB, double speedA,
-                     double speedB,
-                     const PlacedBoundingCapsule* boundsA = nullptr,
+                     double speedB, const PlacedBoundingCapsule* boundsA = nullptr,
                      const PlacedBoundingCapsule* boundsB = nullptr) const;
   void applyPairCollision(size_t pair);  // the engine gets internalCollisions_ && !suspended_
 };

@@ -999,9 +999,8 @@ void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8
     }
     const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
     const bool touch =
-        internalCollisions_ &&
-        pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib], scratchSpeeds_[ia], scratchSpeeds_[ib],
-                      &scratchBounds_[ia], &scratchBounds_[ib]);
+        internalCollisions_ && pairsTouching(a, b, scratchPoses_[ia], scratchPoses_[ib], scratchSpeeds_[ia],
+                                             scratchSpeeds_[ib], &scratchBounds_[ia], &scratchBounds_[ib]);
     suspended_[p] = touch ? 1 : 0;
     suspendedCount_ += touch ? 1 : 0;
     applyPairCollision(p);

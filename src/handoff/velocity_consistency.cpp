@@ -395,7 +395,10 @@ void VelocityProjector::buildStructure(std::span<const ConsistencyJoint> joints,
   nzStart_[static_cast<size_t>(nj)] = nzCount;
   // factorJoints() writes only the entries of nz; the others, which a forest's factor reads as
   // its zeros, may hold an earlier structure's values.
-  std::fill(factor_.begin(), factor_.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(nj) * static_cast<size_t>(maxJointRows_)), 0.0);
+  std::fill(factor_.begin(),
+            factor_.begin() +
+                static_cast<std::ptrdiff_t>(static_cast<size_t>(nj) * static_cast<size_t>(maxJointRows_)),
+            0.0);
   for (int k = 0; k < nj; ++k) {
     const Row& rk = rows_[static_cast<size_t>(k)];
     for (int q = nzStart_[static_cast<size_t>(k)]; q < nzStart_[static_cast<size_t>(k + 1)]; ++q) {

@@ -277,8 +277,9 @@ class BulletWorld final : public PhysicsWorld {
   double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
   int contactCount(BodyId body) const override;
   /// closestPoints against the static planes alone (planesInWorld_).
-  int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex, const btVector3& boundingCentre,
-                  btScalar boundingRadius, std::uint32_t mask, std::span<SurfacePoint> out) const;
+  int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex,
+                  const btVector3& boundingCentre, btScalar boundingRadius, std::uint32_t mask,
+                  std::span<SurfacePoint> out) const;
   void updateGroupsInWorld();
   int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
                     std::span<SurfacePoint> out) const override;

@@ -1375,7 +1375,8 @@ int BulletWorld::planePoints(const btConvexShape& convex, const btTransform& wor
     const btVector3& planeNormal = planeShape.getPlaneNormal();
     const btScalar& planeConstant = planeShape.getPlaneConstant();
     const btScalar sphereHeight =
-        (worldFromPlane.getBasis() * planeNormal).dot(sphereCentre - worldFromPlane.getOrigin()) - planeConstant;
+        (worldFromPlane.getBasis() * planeNormal).dot(sphereCentre - worldFromPlane.getOrigin()) -
+        planeConstant;
     if (sphereHeight - boundingRadius > threshold + 1e-6) continue;
     btTransform planeInConvex;
     planeInConvex = worldFromConvex.inverse() * worldFromPlane;

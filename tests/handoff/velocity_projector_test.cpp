@@ -246,7 +246,8 @@ TEST(VelocityProjector, AReusedProjectorGivesWhatAFreshOneGivesWhateverItSolvedB
     VelocityProjector reused(15, c.rows + 3, 0);
     VelocityProjector freshTree(15, c.rows + 3, 0);
     const Projected expected = project(freshTree, c, c.joints);
-    for (const std::vector<ConsistencyJoint>* before : std::initializer_list<const std::vector<ConsistencyJoint>*>{&arm, &loop}) {
+    for (const std::vector<ConsistencyJoint>* before :
+         std::initializer_list<const std::vector<ConsistencyJoint>*>{&arm, &loop}) {
       project(reused, c, *before);
       const Projected p = project(reused, c, c.joints);
       worst = std::max(worst, difference(p, expected.v, expected.w));
