@@ -137,6 +137,11 @@ struct JointBreakState {
 /// our B; Bullet's own angles for the unswapped order are jointAngles(inverse(qRel))).
 Vec3 jointAngles(const Quat& jointAFromJointB);
 Quat fromJointAngles(const Vec3& angles);
+/// How far each of the joint angles `angles` (jointAngles) can move while the joint turns by
+/// `turn` [rad] about any fixed axis: under an angular velocity w the rates of Rx Ry Rz are at
+/// most |w| for y and |w| / cos y for x and z, and y stays within |angles.y| + turn. Infinite
+/// where y could reach pi/2 - 1e-3 (near gimbal lock) or for a NaN. [rad]
+Vec3 jointAngleReach(const Vec3& angles, double turn);
 
 /// Principal moments of inertia in body space C of a solid shape of uniform density (what
 /// BodyDesc::inertia = 0 means). Capsules are exact (cylinder plus hemispheres). [kg m^2]

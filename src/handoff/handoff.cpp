@@ -887,33 +887,24 @@ constexpr double kBulletMiddleAxisMax = kPi / 2 - 1e-3;  // Euler Y must stay in
 /// The joint's angles now and after `lookAhead` at its relative angular velocity `omegaInA` (in
 /// A's joint frame), each "ahead" angle unwrapped next to its current one. The Euler rates are
 /// not the components of omegaInA, so the angles are taken from the rotated frame: but only when
-/// an ahead angle could reach past a limit axis's [lower, upper] less kLimitMargin; otherwise
-/// `ahead` is `now`, which widens the limits exactly as the ahead angles would (not at all).
-/// The bound: under an angular velocity w the Euler rates of R = Rx(x) Ry(y) Rz(z) are
-/// |dy/dt| <= |w| and |dx/dt|, |dz/dt| <= |w| / cos y, and y stays within |y0| + |w| t.
+/// an ahead angle could reach past a limit axis's [lower, upper] less kLimitMargin
+/// (jointAngleReach); otherwise `ahead` is `now`, which widens the limits exactly as the ahead
+/// angles would (not at all).
 void anglesNowAndAhead(const Quat& aFromB, const Vec3& omegaInA, double lookAhead, const Vec3& lower,
                        const Vec3& upper, Vec3& now, Vec3& ahead) {
   now = jointAngles(aFromB);
-  const double turn = glm::length(omegaInA) * lookAhead;  // [rad] turned over the look-ahead
-  const double yReach = std::abs(now.y) + turn;
-  if (yReach < kBulletMiddleAxisMax) {  // false for NaN: then the ahead angles are taken
-    constexpr double kRounding = 1e-9;  // [rad] the bound's own rounding, and that of the angles
-    // cos x >= 1 - x^2/2 + x^4/24 - x^6/720 (the series cut after a negative term), which is
-    // above 0.07 up to the middle axis' bound: no cos() call for a bound.
-    const double y2 = yReach * yReach;
-    const double cosBelow = 1.0 - y2 / 2.0 * (1.0 - y2 / 12.0 * (1.0 - y2 / 30.0));
-    const double sideTurn = turn / cosBelow;
-    const Vec3 reach{sideTurn, turn, sideTurn};
-    bool mayWiden = false;
-    for (int axis = 0; axis < 3; ++axis) {
-      if (!(lower[axis] < upper[axis])) continue;
-      mayWiden = mayWiden || now[axis] - reach[axis] - kLimitMargin < lower[axis] + kRounding ||
-                 now[axis] + reach[axis] + kLimitMargin > upper[axis] - kRounding;
-    }
-    if (!mayWiden) {
-      ahead = now;
-      return;
-    }
+  const Vec3 reach = jointAngleReach(now, glm::length(omegaInA) * lookAhead);
+  constexpr double kRounding = 1e-9;  // [rad] the bound's own rounding, and that of the angles
+  bool mayWiden = false;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!(lower[axis] < upper[axis])) continue;
+    // false for an infinite reach: then the ahead angles are taken
+    mayWiden = mayWiden || !(now[axis] - reach[axis] - kLimitMargin >= lower[axis] + kRounding) ||
+               !(now[axis] + reach[axis] + kLimitMargin <= upper[axis] - kRounding);
+  }
+  if (!mayWiden) {
+    ahead = now;
+    return;
   }
   const Vec3 later = jointAngles(fromRotationVector(omegaInA * lookAhead) * aFromB);
   for (int axis = 0; axis < 3; ++axis)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace handoff {
 
@@ -37,6 +38,17 @@ Vec3 jointAngles(const Quat& jointAFromJointB) {
   }
   // Gimbal lock at y = +pi/2: only x + z is defined.
   return Vec3{std::atan2(r(1, 0), r(1, 1)), 0.5 * kPi, 0.0};
+}
+
+Vec3 jointAngleReach(const Vec3& angles, double turn) {
+  const double yReach = std::abs(angles.y) + turn;
+  if (!(yReach < 0.5 * kPi - 1e-3) || !(turn >= 0.0)) return Vec3{std::numeric_limits<double>::infinity()};
+  // cos x >= 1 - x^2/2 + x^4/24 - x^6/720 (the series cut after a negative term), above 1e-4 up
+  // to pi/2 - 1e-3: a bound without a cos() call.
+  const double y2 = yReach * yReach;
+  const double cosBelow = 1.0 - y2 / 2.0 * (1.0 - y2 / 12.0 * (1.0 - y2 / 30.0));
+  const double side = turn / cosBelow;
+  return Vec3{side, turn, side};
 }
 
 Quat fromJointAngles(const Vec3& angles) {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <random>
 
 namespace handoff {
@@ -91,6 +93,48 @@ TEST(JointAngles, GimbalLockMatchesBullet) {
     const Vec3 bullet = spring2Angles(Transform{}, Transform{}, Transform{q, Vec3{0.0}}, Transform{}, true);
     EXPECT_TRUE(test::rotNear(fromJointAngles(bullet), q, 1e-6));
   }
+}
+
+TEST(JointAngles, ReachBoundsEveryAngleAlongATurn) {
+  // 2,000 seeded joints turned about a random fixed axis (applied in A's frame, as the commit's
+  // limit look-ahead does): along the whole turn, each angle, unwrapped, stays within
+  // jointAngleReach of where it started. The x and z bounds need their 1 / cos y: without it the
+  // largest change would exceed the turn itself.
+  std::mt19937 rng(2024);  // kSeed
+  std::uniform_real_distribution<double> angle(-kPi, kPi), middle(-1.45, 1.45), turnOf(0.0, 0.8);
+  double worstUse = 0.0, worstSideOverTurn = 0.0;
+  int finite = 0;
+  for (int t = 0; t < 2000; ++t) {
+    const Vec3 start{angle(rng), middle(rng), angle(rng)};
+    const Quat q0 = fromJointAngles(start);
+    std::normal_distribution<double> n(0.0, 1.0);
+    const Vec3 axis = glm::normalize(Vec3{n(rng), n(rng), n(rng)});
+    const double turn = turnOf(rng);
+    const Vec3 now = jointAngles(q0);
+    const Vec3 reach = jointAngleReach(now, turn);
+    if (!std::isfinite(reach.x)) continue;
+    ++finite;
+    Vec3 unwrapped = now, previous = now;
+    for (int k = 1; k <= 400; ++k) {
+      const Vec3 a = jointAngles(fromRotationVector(axis * (turn * k / 400.0)) * q0);
+      for (int i = 0; i < 3; ++i) unwrapped[i] += std::remainder(a[i] - previous[i], 2.0 * kPi);
+      previous = a;
+      for (int i = 0; i < 3; ++i) {
+        const double change = std::abs(unwrapped[i] - now[i]);
+        ASSERT_LE(change, reach[i] + 1e-12) << "joint " << t << " axis " << i << " step " << k;
+        if (reach[i] > 1e-3) worstUse = std::max(worstUse, change / reach[i]);
+        if (i != 1 && turn > 1e-3) worstSideOverTurn = std::max(worstSideOverTurn, change / turn);
+      }
+    }
+  }
+  std::printf("%d joints with a finite reach: largest change / reach %.3f, x or z change / turn %.2f\n",
+              finite, worstUse, worstSideOverTurn);
+  EXPECT_GT(finite, 1500);
+  EXPECT_GT(worstUse, 0.5);           // the bound is not vacuous
+  EXPECT_GT(worstSideOverTurn, 1.0);  // and its 1 / cos y is needed
+  // Near gimbal lock, and for a NaN turn, there is no bound.
+  EXPECT_TRUE(std::isinf(jointAngleReach(Vec3{0.0, 1.5, 0.0}, 0.1).x));
+  EXPECT_TRUE(std::isinf(jointAngleReach(Vec3{0.0}, std::nan("")).y));
 }
 
 TEST(ShapeInertia, CapsuleLimits) {
