@@ -4,7 +4,12 @@
 //   bullet_shapes.cpp       the world's shape cache (ShapeKey, ShapeEntry)
 //   bullet_constraints.cpp  the joint's constraint and solver subclasses, the joint motors' rows
 //   bullet_projection.cpp   the joint-anchor projection after every substep
-//   bullet_world.cpp        BulletWorld, the PhysicsWorld on Bullet, and its island-ordered world
+//   bullet_island_order.h   the island-ordered btDiscreteDynamicsWorld (WorldSettings::islandOrderedSolve)
+//   bullet_world.cpp        BulletWorld, the PhysicsWorld on Bullet: construction, handles, test hooks
+//   bullet_bodies.cpp       its bodies and their per-step state
+//   bullet_joints.cpp       its joints: creation, warm start, motors, frames, limits, measurements
+//   bullet_step.cpp         stepping: tick callbacks, kinematic moves, breaks, sleeping, statistics
+//   bullet_queries.cpp      queries: overlap, sweep, ray, contact counts, closest points
 // Each file starts with the decisions it makes.
 #pragma once
 
@@ -13,10 +18,14 @@
 #include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
 
+#include <algorithm>
+#include <cassert>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace handoff::bullet_detail {
@@ -37,6 +46,29 @@ inline btTransform toBt(const Transform& t) {
 inline Transform fromBt(const btTransform& t) {
   return Transform{fromBt(t.getRotation()), fromBt(t.getOrigin())};
 }
+
+inline int toGroup(std::uint32_t bits) { return static_cast<int>(bits); }
+
+/// Bullet's damping d is the fraction of velocity lost per second: v *= (1 - d)^dt. Ours is a rate
+/// c [1/s] with v *= exp(-c dt), so d = 1 - exp(-c).
+inline double toBulletDamping(double rate) { return std::clamp(1.0 - std::exp(-rate), 0.0, 1.0); }
+
+inline bool finite(double v) { return std::isfinite(v); }
+
+/// A value for an error message (bullet_world.cpp).
+std::string fmt(double v);
+std::string fmt(const Vec3& v);
+
+// Invalid handles in [step-safe] calls of BulletWorld: assert in debug builds, ignored in release
+// builds.
+#define HANDOFF_BODY_OR_RETURN(var, id, ...)          \
+  auto* var = slotOf(id);                             \
+  assert(var != nullptr && "invalid or dead BodyId"); \
+  if (var == nullptr) return __VA_ARGS__
+#define HANDOFF_JOINT_OR_RETURN(var, id, ...)          \
+  auto* var = slotOf(id);                              \
+  assert(var != nullptr && "invalid or dead JointId"); \
+  if (var == nullptr) return __VA_ARGS__
 
 // --- Collision (bullet_collision.cpp) ------------------------------------------------------------
 
@@ -219,8 +251,8 @@ struct JointSlot {
   JointBreakState breakState;
 };
 
-/// handoff::PhysicsWorld on Bullet 3 (createBulletWorld). Its members are defined in
-/// bullet_world.cpp except where noted below.
+/// handoff::PhysicsWorld on Bullet 3 (createBulletWorld). Its members are defined in the files
+/// listed at the top of this header.
 class BulletWorld final : public PhysicsWorld {
  public:
   explicit BulletWorld(const WorldSettings& settings);
