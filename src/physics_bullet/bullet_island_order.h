@@ -4,9 +4,9 @@
 #pragma once
 #include "physics_bullet/bullet_parts.h"
 
+#include <BulletCollision/CollisionDispatch/btSimulationIslandManager.h>
 #include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
-#include <BulletCollision/CollisionDispatch/btSimulationIslandManager.h>
 
 #include <algorithm>
 #include <cassert>
