@@ -40,8 +40,18 @@ enum class MotionType : std::uint8_t {
   Dynamic,    ///< Moved by the solver.
 };
 
+/// Handle of a shape made by PhysicsWorld::createShape (triangle meshes, convex hulls,
+/// heightfields, compounds: level geometry and a game's own objects). As BodyId.
+struct ShapeId {
+  std::uint32_t value = std::numeric_limits<std::uint32_t>::max();
+  bool valid() const { return value != std::numeric_limits<std::uint32_t>::max(); }
+  friend bool operator==(ShapeId, ShapeId) = default;
+};
+
 /// Collision layers (bits). A body collides with another when each one's mask has the other's
 /// layer bit. Adjacent ragdoll bodies are excluded per joint (JointDesc::collideConnected).
+/// These are handoff's own four layers; a world the game owns maps each to bits of the game's
+/// (WorldSettings::layerBits), so handoff's layers compose with the game's collision groups.
 namespace layers {
 inline constexpr std::uint32_t kStatic = 1u << 0;   ///< Ground, walls, steps.
 inline constexpr std::uint32_t kRagdoll = 1u << 1;  ///< Ragdoll bodies (of any character).
@@ -49,6 +59,20 @@ inline constexpr std::uint32_t kCapsule = 1u << 2;  ///< Character capsules.
 inline constexpr std::uint32_t kDebris = 1u << 3;   ///< Props, projectiles.
 inline constexpr std::uint32_t kAll = 0xffffffffu;
 }  // namespace layers
+
+/// Which of the engine's collision bits each of handoff's layers stands for (one or more bits
+/// each; 0: the layer is not used). A CollisionFilter's layer and mask are written in handoff's
+/// layers and translated with toWorldBits when a body is added to the engine; bits that are not
+/// one of handoff's four layers pass through unchanged (a game's own groups in a mask).
+struct LayerBits {
+  std::uint32_t staticBits = layers::kStatic;    ///< [default kStatic, bit 0]
+  std::uint32_t ragdollBits = layers::kRagdoll;  ///< [default kRagdoll, bit 1]
+  std::uint32_t capsuleBits = layers::kCapsule;  ///< [default kCapsule, bit 2]
+  std::uint32_t debrisBits = layers::kDebris;    ///< [default kDebris, bit 3]
+  friend bool operator==(const LayerBits&, const LayerBits&) = default;
+};
+/// The engine bits of handoff layer bits `bits` under `map` (kAll stays kAll).
+std::uint32_t toWorldBits(std::uint32_t bits, const LayerBits& map);
 
 struct CollisionFilter {
   std::uint32_t layer = layers::kRagdoll;  ///< The body's own layer bit(s). [default kRagdoll]
@@ -61,13 +85,49 @@ enum class ShapeType : std::uint8_t { None, Sphere, Capsule, Box };
 const char* shapeTypeName(ShapeType type);
 
 /// A convex shape in body space C (origin at the centre of mass). Capsules and boxes are
-/// aligned with C's axes; a capsule's axis is C's +Y.
+/// aligned with C's axes; a capsule's axis is C's +Y. Or (`created` valid, `type` None) a shape
+/// made by PhysicsWorld::createShape, in C as it was described.
 struct ShapeDesc {
   ShapeType type = ShapeType::None;  ///< [default None]
   double radius = 0.0;               ///< Sphere and capsule radius. [m] [> 0] [default 0: set it]
   /// Capsule: half the length of the inner segment (cap centres). [m] [>= 0] [default 0]
   double halfHeight = 0.0;
   Vec3 halfExtents{0.0};  ///< Box half sizes along C's axes. [m] [> 0] [default 0: set it]
+  /// A shape from createShape (type must be None; the sizes above are not read). [default none]
+  ShapeId created{};
+};
+
+/// A static triangle mesh in body space (level geometry: floors, stairs, ramps). Static bodies
+/// only (an engine's mesh-mesh collision of moving meshes is neither cheap nor robust: give moving
+/// objects a convex hull or a compound). Triangles are index triples into `vertices`; either
+/// winding (both faces collide). Copied by createShape.
+struct TriangleMeshDesc {
+  std::span<const Vec3> vertices;          ///< [m] finite, at most 2^24
+  std::span<const std::uint32_t> indices;  ///< 3 per triangle, each < vertices.size()
+};
+/// The convex hull of points in body space (a crate, a rock, a vehicle's body). Copied.
+struct ConvexHullDesc {
+  std::span<const Vec3> points;  ///< [m] finite, at least 4 not in one plane
+};
+/// A height grid in body space: `columns` x `rows` samples, sample (i, j) at
+/// x = (i - (columns - 1) / 2) spacing, z = (j - (rows - 1) / 2) spacing, y = heights[j * columns + i]
+/// (so the grid is centred on the body's origin in X and Z, heights as given). Static only.
+/// Copied.
+struct HeightfieldDesc {
+  int columns = 0;                  ///< [>= 2]
+  int rows = 0;                     ///< [>= 2]
+  double spacing = 1.0;             ///< [m] [> 0] [default 1]
+  std::span<const double> heights;  ///< [m] columns * rows, finite
+};
+/// One part of a compound: a primitive (ShapeDesc with a type) or a created convex hull, placed
+/// in the compound's body space.
+struct CompoundChild {
+  Transform bodyFromChild;
+  ShapeDesc shape;
+};
+/// Several convex parts as one shape (a table, a vehicle, a crate stack that moves as one).
+struct CompoundDesc {
+  std::span<const CompoundChild> children;  ///< at least 1
 };
 
 struct BodyDesc {
@@ -88,6 +148,35 @@ struct BodyDesc {
   double angularDamping = 0.05;           ///< [1/s] [>= 0] [default 0.05]
   bool enableContinuousCollision = true;  ///< Swept test for fast bodies (no tunnelling). [default true]
   std::uint64_t userData = 0;             ///< The caller's, untouched by the engine. [default 0]
+};
+
+/// What a ray or a capsule cast hit first (PhysicsWorld::castRay, castCapsule).
+struct CastHit {
+  double fraction = 1.0;  ///< Along the path, [0, 1]; 1 and no body when nothing was hit.
+  Vec3 point{0.0};        ///< The hit point, world. [m]
+  Vec3 normal{0.0};       ///< The surface normal there, unit, world.
+  /// The body hit, when it is one of this PhysicsWorld's (a character's body, a level piece made
+  /// with createBody); invalid for an object the game added to its engine world itself.
+  BodyId body;
+  /// The engine's own object hit (Bullet: the btCollisionObject*), whoever made it: how a game
+  /// recognises its own objects. Null when nothing was hit.
+  const void* engineObject = nullptr;
+  bool hit() const { return engineObject != nullptr; }
+};
+
+/// A contact of a reported body (PhysicsWorld::setContactReport) during the last step: one per
+/// (body, other object) pair whose normal impulse summed over the step's substeps reached the
+/// body's threshold. Delivered after step() in contactEvents().
+struct ContactEvent {
+  BodyId body;  ///< The reported body.
+  /// The other body when it is one of this world's; invalid for a game's own engine object.
+  BodyId other;
+  const void* otherEngineObject = nullptr;  ///< The other's engine object (Bullet: btCollisionObject*).
+  /// The deepest point (midway between the two surfaces) in the substep that pushed hardest,
+  /// world. [m]
+  Vec3 point{0.0};
+  Vec3 normal{0.0};      ///< Unit, world, pointing from the other object toward `body`.
+  double impulse = 0.0;  ///< Normal impulse over the step, all points and substeps. [N s] [>= threshold]
 };
 
 /// A 6-DoF joint between body A (parent) and body B (child), with one frame in each body
@@ -184,6 +273,8 @@ struct StepStats {
   /// Bodies disabled (setEnabled(false)) during the last step because they left the world
   /// (WorldSettings::worldHalfExtent) or their state became non-finite.
   int bodiesLeftWorld = 0;
+  /// Contact events not delivered because WorldSettings::maxContactEvents were already taken.
+  int droppedContactEvents = 0;
 };
 
 struct WorldSettings {
@@ -219,6 +310,14 @@ struct WorldSettings {
   /// bodies into the ground (the bottom of a pile) and a limb hitting a wall at speed stretches
   /// its joints. Costs the extra contact iterations. [default true]
   bool contactsIterateWithJoints = true;
+  /// The engine's collision bits that stand for handoff's layers (LayerBits). The defaults are
+  /// handoff's own bits 0-3; a game's world maps them where its own groups leave room.
+  LayerBits layerBits{};
+  /// The most contact events one step() delivers (room reserved up front, for 4 times as many
+  /// touching pairs: reporting never allocates during a step); further ones are counted in
+  /// StepStats::droppedContactEvents.
+  /// [>= 0] [default 256]
+  int maxContactEvents = 256;
 };
 
 /// A point where a body's shape comes near another body (closestPoints()).
@@ -256,6 +355,16 @@ class PhysicsWorld {
   virtual BodyId addGroundPlane(const Vec3& normal, double offset, double friction = 0.8) = 0;
   virtual BodyId addStaticBox(const Transform& worldFromBox, const Vec3& halfExtents,
                               double friction = 0.8) = 0;
+  /// Level geometry and a game's own shapes, made once and used by any number of bodies
+  /// (BodyDesc::shape.created). The data is copied. Errors name what is wrong (an index out of
+  /// range, a non-finite vertex, too few points). An engine without a kind refuses it with an error.
+  virtual Result<ShapeId> createShape(const TriangleMeshDesc& desc) = 0;
+  virtual Result<ShapeId> createShape(const ConvexHullDesc& desc) = 0;
+  virtual Result<ShapeId> createShape(const HeightfieldDesc& desc) = 0;
+  virtual Result<ShapeId> createShape(const CompoundDesc& desc) = 0;
+  /// Drops the caller's reference: the shape lives on while bodies use it. An invalid or
+  /// already destroyed handle is ignored.
+  virtual void destroyShape(ShapeId shape) = 0;
   virtual int bodyCount() const = 0;   ///< Bodies alive, static ones included.
   virtual int jointCount() const = 0;  ///< Joints alive.
 
@@ -287,6 +396,8 @@ class PhysicsWorld {
   virtual void setEnabled(BodyId body, bool enabled) = 0;
   virtual bool isEnabled(BodyId body) const = 0;
   virtual bool isSleeping(BodyId body) const = 0;
+  /// BodyDesc::userData of a body; 0 for an invalid handle.
+  virtual std::uint64_t userData(BodyId body) const = 0;
   virtual void wake(BodyId body) = 0;
   /// Puts a dynamic body to sleep now, with zero velocities, whatever the engine's own sleep
   /// timer says (handoff-side sleeping of a settled character, see docs/CROWDS.md). It wakes as
@@ -337,19 +448,48 @@ class PhysicsWorld {
   bool hasSubstepListener(const SubstepListener* listener) const;
   int substepListenerCount() const { return static_cast<int>(listeners_.size()); }
 
+  // --- Owners: who made a body (a character's ragdoll names its bodies here) ---
+  /// What owns a body: `owner` an object of the caller's (handoff's Ragdoll registers itself),
+  /// `index` the owner's index for it (the ragdoll's body slot). Null owner: none.
+  struct BodyOwner {
+    const void* owner = nullptr;
+    int index = -1;
+  };
+  /// Records (or, null owner, forgets) the owner of a body. May allocate: not during a step.
+  void setBodyOwner(BodyId body, BodyOwner owner);
+  /// The owner recorded for `body`, or a null owner. [step-safe]
+  BodyOwner bodyOwner(BodyId body) const;
+
   // --- Queries ---
   /// True when a capsule (axis +Y of worldFromCapsule) overlaps any enabled body whose layer
   /// is in `mask`.
   virtual bool capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
                                std::uint32_t mask) const = 0;
-  /// Sweeps a capsule from `from` to `to`; returns the fraction [0, 1] of the path that is
-  /// free (1 = no hit).
-  virtual double sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
+  /// castCapsule's fraction: the part [0, 1] of the path that is free (1 = no hit).
+  double sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
+                      std::uint32_t mask) const {
+    return castCapsule(from, to, radius, halfHeight, mask).fraction;
+  }
+  /// Casts a ray from `from` to `to` against enabled objects whose layer is in `mask` (handoff
+  /// layers, translated as WorldSettings::layerBits says; in a world the game owns its own
+  /// objects are seen through their engine groups); the first hit, or hit() false.
+  virtual CastHit castRay(const Vec3& from, const Vec3& to, std::uint32_t mask) const = 0;
+  /// Sweeps a capsule (axis +Y of `from`, orientation kept) to `to`; the first hit as castRay.
+  /// A sweep that starts in contact reports an arbitrary fraction: check capsuleOverlaps first.
+  virtual CastHit castCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
                               std::uint32_t mask) const = 0;
-  /// Casts a ray; returns the hit fraction in [0, 1] or 1 when nothing is hit. `hitNormal`
-  /// receives the surface normal.
-  virtual double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask,
-                         Vec3* hitNormal = nullptr) const = 0;
+  /// castRay's fraction in [0, 1] (1 when nothing is hit); `hitNormal` receives the normal.
+  double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal = nullptr) const {
+    const CastHit hit = castRay(from, to, mask);
+    if (hitNormal != nullptr && hit.hit()) *hitNormal = hit.normal;
+    return hit.fraction;
+  }
+  /// Asks for contact events of `body` (ContactEvent) whose impulse over a substep reaches
+  /// `minImpulse` [N s] (>= 0); a negative value stops them. [default: not reported]
+  virtual void setContactReport(BodyId body, double minImpulse) = 0;
+  /// The contact events of the last step(), ordered by the reported body's handle, then the other's. Valid
+  /// until the next step or destroyBody. [step-safe]
+  virtual std::span<const ContactEvent> contactEvents() const = 0;
   /// Number of contact points that involve `body` after the last step.
   virtual int contactCount(BodyId body) const = 0;
   /// Closest points of `body`'s shape, placed at `worldFromBody` (the body itself does not
@@ -370,6 +510,11 @@ class PhysicsWorld {
 
  private:
   std::vector<SubstepListener*> listeners_;
+  struct OwnerEntry {
+    std::uint32_t body;
+    BodyOwner owner;
+  };
+  std::vector<OwnerEntry> owners_;  // sorted by body handle
 };
 
 }  // namespace handoff

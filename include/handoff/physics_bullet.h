@@ -66,6 +66,8 @@
 
 #include <memory>
 
+class btDiscreteDynamicsWorld;  // Bullet's, declared here so that this header needs no Bullet
+
 namespace handoff {
 
 /// Creates an independent Bullet world (btDiscreteDynamicsWorld, sequential impulse solver,
@@ -73,6 +75,28 @@ namespace handoff {
 /// settings are clamped (solverIterations >= 1, jointErp in [0, 1]) or, when not finite or not
 /// positive, replaced by their defaults; settings() reports what is in use.
 std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = {});
+
+/// handoff's PhysicsWorld inside a btDiscreteDynamicsWorld the game already has (its level, its
+/// crates, its vehicles): characters' bodies, joints and capsules are added to that world and
+/// collide with the game's objects both ways; destroying the returned PhysicsWorld removes them
+/// and gives the game its tick callbacks back. The game's Bullet must be the one handoff was
+/// built with (same precision: HANDOFF_BULLET_DOUBLE). One PhysicsWorld per Bullet world.
+///
+/// What the game does: step the world with the returned PhysicsWorld's step(dt, substeps) where
+/// it called stepSimulation (it runs the world's stepSimulation(dt / substeps, 0, dt / substeps)
+/// `substeps` times; the game's own internal tick callbacks, set before joining, still run
+/// every substep). A game that keeps calling stepSimulation itself gets every internal tick
+/// treated as a step of one substep (drives and motors run, a moveKinematic completes in it).
+/// Collision groups: `settings.layerBits` says which of the world's group bits handoff's four
+/// layers are (LayerBits); handoff's bodies are added with those groups and its queries see the
+/// game's objects through them.
+/// Kept from the game's world, whatever `settings` says: gravity, the solver's ERP (settings()
+/// reports both); the solver's iterations are raised to handoff's when fewer (never lowered).
+/// Unavailable in a joined world: WorldSettings::islandOrderedSolve and warmStartJoints (they
+/// need the adapter's own world and solver; reported false).
+/// Errors: a world that is not a btDiscreteDynamicsWorld, a world already joined.
+Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& world,
+                                                      const WorldSettings& settings = {});
 
 /// What the Bullet world itself holds (not the adapter's own bookkeeping): for leak checks after
 /// creating and destroying characters. Static bodies, capsules and disabled bodies count as the

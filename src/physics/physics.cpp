@@ -22,6 +22,36 @@ bool PhysicsWorld::hasSubstepListener(const SubstepListener* listener) const {
   return std::find(listeners_.begin(), listeners_.end(), listener) != listeners_.end();
 }
 
+void PhysicsWorld::setBodyOwner(BodyId body, BodyOwner owner) {
+  const auto at = std::lower_bound(owners_.begin(), owners_.end(), body.value,
+                                   [](const OwnerEntry& e, std::uint32_t v) { return e.body < v; });
+  const bool found = at != owners_.end() && at->body == body.value;
+  if (owner.owner == nullptr) {
+    if (found) owners_.erase(at);
+  } else if (found) {
+    at->owner = owner;
+  } else if (body.valid()) {
+    owners_.insert(at, OwnerEntry{body.value, owner});
+  }
+}
+
+PhysicsWorld::BodyOwner PhysicsWorld::bodyOwner(BodyId body) const {
+  const auto at = std::lower_bound(owners_.begin(), owners_.end(), body.value,
+                                   [](const OwnerEntry& e, std::uint32_t v) { return e.body < v; });
+  return at != owners_.end() && at->body == body.value ? at->owner : BodyOwner{};
+}
+
+std::uint32_t toWorldBits(std::uint32_t bits, const LayerBits& map) {
+  if (bits == layers::kAll) return layers::kAll;
+  constexpr std::uint32_t kOurs = layers::kStatic | layers::kRagdoll | layers::kCapsule | layers::kDebris;
+  std::uint32_t out = bits & ~kOurs;
+  if (bits & layers::kStatic) out |= map.staticBits;
+  if (bits & layers::kRagdoll) out |= map.ragdollBits;
+  if (bits & layers::kCapsule) out |= map.capsuleBits;
+  if (bits & layers::kDebris) out |= map.debrisBits;
+  return out;
+}
+
 Vec3 jointAngles(const Quat& jointAFromJointB) {
   // The same arithmetic as btGeneric6DofSpring2Constraint::matrixToEulerXYZ applied to the
   // constraint built by the Bullet adapter (see physics.h): R = Rx(x) * Ry(y) * Rz(z), with

@@ -52,8 +52,15 @@ Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
       break;
     case ShapeType::None:
     default:
-      return Error{"createBody: shape.type must be Sphere, Capsule or Box"};
+      if (!s.created.valid())
+        return Error{
+            "createBody: shape.type must be Sphere, Capsule or Box, or shape.created a shape "
+            "made by createShape"};
+      break;
   }
+  if (s.created.valid() && s.type != ShapeType::None)
+    return Error{std::string("createBody: shape.created is set, so shape.type must be None (got ") +
+                 shapeTypeName(s.type) + ")"};
   const bool movable = desc.motion != MotionType::Static;
   if (movable && !(finite(desc.mass) && desc.mass > 0.0)) {
     return Error{"createBody: mass must be finite and > 0 for a dynamic or kinematic body (got " +
@@ -80,22 +87,64 @@ Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
   if (!(finite(desc.angularDamping) && desc.angularDamping >= 0.0))
     return Error{"createBody: angularDamping must be finite and >= 0 (got " + fmt(desc.angularDamping) + ")"};
 
-  const Vec3 inertia = !movable ? Vec3{0.0} : (inertiaZero ? shapePrincipalInertia(s, desc.mass) : I);
-  return addBody(desc, key, inertia);
+  BodyShape shape;
+  Vec3 inertia{0.0};
+  if (s.created.valid()) {
+    CreatedShape* created = createdOf(s.created);
+    if (created == nullptr) return Error{"createBody: shape.created is not a live shape of this world"};
+    if (created->staticOnly && desc.motion != MotionType::Static)
+      return Error{
+          "createBody: a triangle mesh or heightfield shape is for static bodies only (give a "
+          "moving object a convex hull or a compound)"};
+    shape.created = s.created.value & kIndexMask;
+    shape.shape = created->shape.get();
+    shape.ccdRadius = created->ccdRadius;
+    btVector3 centre;
+    btScalar radius = 0.0;
+    shape.shape->getBoundingSphere(centre, radius);
+    shape.reach = radius + centre.length();
+    if (movable) {
+      if (inertiaZero) {
+        // A solid box of the shape's bounds in C (a hull's bounds are its points').
+        const Vec3 size = fromBt(created->hi - created->lo);
+        inertia = desc.mass / 12.0 *
+                  Vec3{size.y * size.y + size.z * size.z, size.x * size.x + size.z * size.z,
+                       size.x * size.x + size.y * size.y};
+      } else {
+        inertia = I;
+      }
+    }
+    ++created->refs;
+  } else {
+    shape.shape = acquireShape(key);
+    shape.ccdRadius = key.kind == ShapeKey::Kind::Box ? std::min({key.v[0], key.v[1], key.v[2]}) : key.v[0];
+    shape.reach = shapeBoundingRadius(s);
+    if (movable) inertia = inertiaZero ? shapePrincipalInertia(s, desc.mass) : I;
+  }
+  return addBody(desc, shape, inertia);
 }
 
-Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, const Vec3& inertia) {
+Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const BodyShape& shape, const Vec3& inertia) {
   std::uint32_t index = 0;
   if (!freeBodies_.empty()) {
     index = freeBodies_.back();
     freeBodies_.pop_back();
   } else {
-    if (bodies_.size() >= kIndexMask) return Error{"createBody: too many bodies in one world"};
+    if (bodies_.size() >= kIndexMask) {
+      if (shape.created != kIndexMask) {
+        releaseCreated(shape.created);
+      } else {
+        releaseShape(shape.shape);
+      }
+      return Error{"createBody: too many bodies in one world"};
+    }
     index = static_cast<std::uint32_t>(bodies_.size());
     bodies_.emplace_back();
   }
   BodySlot& slot = bodies_[index];
-  slot.shape = acquireShape(key);
+  slot.shape = shape.shape;
+  slot.createdShape = shape.created;
+  slot.reportMinImpulse = -1.0;
   slot.shape->getBoundingSphere(slot.boundingCentre, slot.boundingRadius);
   slot.breakingThreshold =
       std::max(gContactBreakingThreshold, slot.shape->getContactBreakingThreshold(gContactBreakingThreshold));
@@ -119,12 +168,13 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, c
   ci.m_angularDamping = toBulletDamping(desc.angularDamping);
   // Jolt's point velocity rule (WorldSettings::sleepLinearSpeed): the shape's farthest point
   // moves at |omega| times its bounding radius.
-  const double reach = shapeBoundingRadius(desc.shape);
+  const double reach = shape.reach;
   ci.m_linearSleepingThreshold = settings_.sleepLinearSpeed;
   ci.m_angularSleepingThreshold = settings_.sleepLinearSpeed / (reach > 0.0 ? reach : 1.0);
   slot.body = std::make_unique<btRigidBody>(ci);
   btRigidBody& body = *slot.body;
   body.setUserIndex(static_cast<int>(index));
+  body.setUserPointer(this);                 // marks the adapter's bodies (bodyOf)
   body.setGravity(toBt(settings_.gravity));  // also for bodies that start kinematic
   if (desc.motion == MotionType::Static) {
     body.setCollisionFlags(body.getCollisionFlags() | btCollisionObject::CF_STATIC_OBJECT);
@@ -132,18 +182,7 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const ShapeKey& key, c
     applyMotionType(slot, desc.motion);
   }
   if (desc.motion != MotionType::Static && desc.enableContinuousCollision) {
-    double radius = 0.0;
-    switch (key.kind) {
-      case ShapeKey::Kind::Sphere:
-      case ShapeKey::Kind::Capsule:
-        radius = key.v[0];
-        break;
-      case ShapeKey::Kind::Box:
-        radius = std::min({key.v[0], key.v[1], key.v[2]});
-        break;
-      case ShapeKey::Kind::Plane:
-        break;
-    }
+    const double radius = shape.ccdRadius;
     // Sweep when a substep moves the body by more than half its thinnest radius; the swept
     // sphere fits inside the shape so it never reports hits the shape would not have.
     body.setCcdMotionThreshold(0.5 * radius);
@@ -177,8 +216,8 @@ void BulletWorld::applyMotionType(BodySlot& slot, MotionType motion) {
 }
 
 void BulletWorld::addToWorld(BodySlot& slot) {
-  slot.worldGroup = toGroup(slot.filter.layer);
-  world_->addRigidBody(slot.body.get(), slot.worldGroup, toGroup(slot.filter.mask));
+  slot.worldGroup = worldBits(slot.filter.layer);
+  world_->addRigidBody(slot.body.get(), slot.worldGroup, worldBits(slot.filter.mask));
   if (slot.shape->getShapeType() == STATIC_PLANE_PROXYTYPE) {
     planesInWorld_.push_back(static_cast<std::uint32_t>(&slot - bodies_.data()));
   } else {
@@ -225,7 +264,7 @@ BodyId BulletWorld::addGroundPlane(const Vec3& normal, double offset, double fri
   desc.filter = CollisionFilter{layers::kStatic, layers::kAll};
   desc.friction = friction;
   desc.enableContinuousCollision = false;
-  Result<BodyId> id = addBody(desc, key, Vec3{0.0});
+  Result<BodyId> id = addBody(desc, BodyShape{acquireShape(key), kIndexMask, 0.0, 0.0}, Vec3{0.0});
   return id ? *id : BodyId{};
 }
 
@@ -251,10 +290,19 @@ void BulletWorld::destroyBody(BodyId id) {
   while (!slot->joints.empty()) destroyJointAt(slot->joints.back());
   wakeTouching(*slot);
   if (slot->enabled) removeFromWorld(*slot);
-  static_cast<IslandOrderedWorld&>(*world_).forgetPredictiveContacts(slot->body.get());
+  if (!joined()) static_cast<IslandOrderedWorld&>(*world_).forgetPredictiveContacts(slot->body.get());
   slot->body.reset();
-  releaseShape(slot->shape);
+  if (slot->createdShape != kIndexMask) {
+    releaseCreated(slot->createdShape);
+  } else {
+    releaseShape(slot->shape);
+  }
   slot->shape = nullptr;
+  slot->createdShape = kIndexMask;
+  if (slot->reportMinImpulse >= 0.0) {
+    reported_.erase(std::find(reported_.begin(), reported_.end(), id.value & kIndexMask));
+    slot->reportMinImpulse = -1.0;
+  }
   slot->movePending = false;
   slot->generation = (slot->generation + 1u) & kGenerationMask;
   const std::uint32_t index = id.value & kIndexMask;
@@ -423,6 +471,18 @@ bool BulletWorld::isEnabled(BodyId id) const {
 bool BulletWorld::isSleeping(BodyId id) const {
   HANDOFF_BODY_OR_RETURN(slot, id, false);
   return slot->motion == MotionType::Dynamic && slot->body->getActivationState() == ISLAND_SLEEPING;
+}
+
+std::uint64_t BulletWorld::userData(BodyId id) const {
+  const BodySlot* slot = slotOf(id);
+  return slot != nullptr ? slot->userData : 0;
+}
+
+BodyId BulletWorld::bodyOf(const btCollisionObject* object) const {
+  if (object == nullptr || object->getUserPointer() != this) return BodyId{};
+  const auto index = static_cast<std::uint32_t>(object->getUserIndex());
+  if (index >= bodies_.size() || bodies_[index].body.get() != object) return BodyId{};
+  return handleOf(index);
 }
 
 void BulletWorld::wake(BodyId id) {

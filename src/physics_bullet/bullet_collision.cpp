@@ -43,26 +43,26 @@ double substepReach(const btCollisionObject& object, double h) {
 btPersistentManifold* SpeculativeDispatcher::getNewManifold(const btCollisionObject* b0,
                                                             const btCollisionObject* b1) {
   btPersistentManifold* manifold = btCollisionDispatcher::getNewManifold(b0, b1);
-  widen(*manifold, manifold->getContactBreakingThreshold());
+  widen(*manifold, manifold->getContactBreakingThreshold(), substep_);
   return manifold;
 }
 
-void SpeculativeDispatcher::refresh(double h) {
-  substep_ = h;
-  const int count = getNumManifolds();
+void SpeculativeDispatcher::refreshSpeculative(btDispatcher& dispatcher, double h, const void* owner) {
+  const int count = dispatcher.getNumManifolds();
   for (int i = 0; i < count; ++i) {
-    btPersistentManifold& m = *getManifoldByIndexInternal(i);
+    btPersistentManifold& m = *dispatcher.getManifoldByIndexInternal(i);
     const btCollisionObject& a = *m.getBody0();
     const btCollisionObject& b = *m.getBody1();
     if (!a.isActive() && !b.isActive()) continue;
+    if (owner != nullptr && a.getUserPointer() != owner && b.getUserPointer() != owner) continue;
     const double base = std::min(contactBreakingThreshold(*a.getCollisionShape()),
                                  contactBreakingThreshold(*b.getCollisionShape()));
-    widen(m, base);
+    widen(m, base, h);
   }
 }
 
-void SpeculativeDispatcher::widen(btPersistentManifold& m, double base) const {
-  const double reach = substepReach(*m.getBody0(), substep_) + substepReach(*m.getBody1(), substep_);
+void SpeculativeDispatcher::widen(btPersistentManifold& m, double base, double h) {
+  const double reach = substepReach(*m.getBody0(), h) + substepReach(*m.getBody1(), h);
   m.setContactBreakingThreshold(std::max(base, std::min(reach, kMaxSpeculativeDistance)));
 }
 

@@ -102,7 +102,7 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
                                                                toBt(desc.bodyAFromJoint), RO_XYZ);
   btGeneric6DofSpring2Constraint& c = *joint.constraint;
   c.setUserConstraintId(static_cast<int>(index));
-  solver_->prepare(index);
+  if (solver_ != nullptr) solver_->prepare(index);
   c.setLinearLowerLimit(btVector3(0.0, 0.0, 0.0));
   c.setLinearUpperLimit(btVector3(0.0, 0.0, 0.0));
   applyLimits(joint, lower, upper);
@@ -132,7 +132,7 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
     btBroadphaseProxy* pa = a->body->getBroadphaseHandle();
     btBroadphaseProxy* pb = b->body->getBroadphaseHandle();
     if (pa != nullptr && pb != nullptr) {
-      world_->getPairCache()->removeOverlappingPair(pa, pb, dispatcher_.get());
+      world_->getPairCache()->removeOverlappingPair(pa, pb, dispatcher_);
     }
   }
   a->joints.push_back(index);
@@ -149,7 +149,8 @@ void BulletWorld::updateJointMembership(JointSlot& joint) {
   if (want == joint.inWorld) return;
   if (want) {
     world_->addConstraint(joint.constraint.get(), false);  // collision exclusion handled by us
-    solver_->forget(static_cast<std::uint32_t>(joint.constraint->getUserConstraintId()));  // starts cold
+    if (solver_ != nullptr)
+      solver_->forget(static_cast<std::uint32_t>(joint.constraint->getUserConstraintId()));  // starts cold
   } else {
     world_->removeConstraint(joint.constraint.get());
   }
@@ -224,7 +225,7 @@ void BulletWorld::resetWarmStarts(std::span<const JointId> ids) {
     assert(joint != nullptr && "invalid or dead JointId");
     if (joint == nullptr) continue;
     joint->constraint->internalSetAppliedImpulse(0.0);
-    solver_->forget(id.value & kIndexMask);
+    if (solver_ != nullptr) solver_->forget(id.value & kIndexMask);
     bodies_[joint->bodyA].warmResetPass = bodies_[joint->bodyB].warmResetPass = pass;
     any = true;
   }
@@ -309,8 +310,7 @@ void BulletWorld::setPairCollision(BodyId idA, BodyId idB, bool enabled) {
     }
     btBroadphaseProxy* pa = a->body->getBroadphaseHandle();
     btBroadphaseProxy* pb = b->body->getBroadphaseHandle();
-    if (pa != nullptr && pb != nullptr)
-      world_->getPairCache()->removeOverlappingPair(pa, pb, dispatcher_.get());
+    if (pa != nullptr && pb != nullptr) world_->getPairCache()->removeOverlappingPair(pa, pb, dispatcher_);
   } else {
     // A joint between them that excludes collision keeps doing so.
     for (std::uint32_t j : a->joints) {

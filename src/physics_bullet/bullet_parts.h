@@ -9,7 +9,10 @@
 //   bullet_bodies.cpp       its bodies and their per-step state
 //   bullet_joints.cpp       its joints: creation, warm start, motors, frames, limits, measurements
 //   bullet_step.cpp         stepping: tick callbacks, kinematic moves, breaks, sleeping, statistics
-//   bullet_queries.cpp      queries: overlap, sweep, ray, contact counts, closest points
+//   bullet_queries.cpp      queries: overlap, casts, contact counts, closest points
+//   bullet_created_shapes.cpp  meshes, hulls, heightfields and compounds (createShape)
+//   bullet_contacts.cpp     contact events (setContactReport, contactEvents)
+//   bullet_join.cpp         joining a btDiscreteDynamicsWorld the game owns (joinBulletWorld)
 // Each file starts with the decisions it makes.
 #pragma once
 
@@ -49,6 +52,10 @@ inline Transform fromBt(const btTransform& t) {
 
 inline int toGroup(std::uint32_t bits) { return static_cast<int>(bits); }
 
+/// A world's bodies carry the BulletWorld that made them as their btCollisionObject user pointer
+/// (their user index is their slot): how a query or a contact tells the adapter's bodies from
+/// the objects a game added to its own world.
+
 /// Bullet's damping d is the fraction of velocity lost per second: v *= (1 - d)^dt. Ours is a rate
 /// c [1/s] with v *= exp(-c dt), so d = 1 - exp(-c).
 inline double toBulletDamping(double rate) { return std::clamp(1.0 - std::exp(-rate), 0.0, 1.0); }
@@ -58,6 +65,8 @@ inline bool finite(double v) { return std::isfinite(v); }
 /// A value for an error message (bullet_world.cpp).
 std::string fmt(double v);
 std::string fmt(const Vec3& v);
+/// Settings as a world uses them: out-of-range values clamped or replaced by their defaults.
+WorldSettings sanitiseSettings(WorldSettings settings);
 
 // Invalid handles in [step-safe] calls of BulletWorld: assert in debug builds, ignored in release
 // builds.
@@ -99,10 +108,18 @@ class SpeculativeDispatcher final : public btCollisionDispatcher {
   /// Manifolds between two bodies that are both asleep (or static) are left alone: no narrowphase
   /// runs for such a pair (btCollisionDispatcher::needsCollision), and the substep that wakes one
   /// of them refreshes it before its next narrowphase. A sleeping pile costs no refresh.
-  void refresh(double h);
+  void refresh(double h) {
+    substep_ = h;
+    refreshSpeculative(*this, h, nullptr);
+  }
+
+  /// The same over any dispatcher (a world the game owns: its own dispatcher, whose new
+  /// manifolds start with Bullet's threshold until the next refresh), only manifolds with a body
+  /// whose user pointer is `owner` (null: all).
+  static void refreshSpeculative(btDispatcher& dispatcher, double h, const void* owner);
 
  private:
-  void widen(btPersistentManifold& m, double base) const;
+  static void widen(btPersistentManifold& m, double base, double h);
   double substep_ = 1.0 / 60.0;
 };
 
@@ -123,6 +140,28 @@ struct ShapeEntry {
   std::unique_ptr<btCollisionShape> shape;
   int refs = 0;
   std::unique_ptr<ShapeMotion> motion;  // the shape's user pointer
+};
+
+/// A shape made by createShape: the Bullet shape and the data it reads (Bullet keeps pointers
+/// into the vertex, index and height arrays). Reference-counted: the caller's handle counts one,
+/// each body using it one, each compound holding it one.
+struct CreatedShape {
+  std::unique_ptr<btCollisionShape> shape;  // null while the slot is free
+  std::unique_ptr<ShapeMotion> motion;
+  std::uint32_t generation = 0;
+  int refs = 0;
+  bool handleAlive = false;
+  bool staticOnly = false;  // triangle meshes and heightfields
+  double ccdRadius = 0.0;   // half the thinnest extent: the swept sphere of a moving body
+  // Bounds in the shape's frame (Bullet's cached hull bounds count the margin twice). [m]
+  btVector3 lo{0.0, 0.0, 0.0};
+  btVector3 hi{0.0, 0.0, 0.0};
+  std::vector<btScalar> vertices;  // triangle mesh
+  std::vector<int> indices;
+  std::unique_ptr<btTriangleIndexVertexArray> mesh;
+  std::vector<btScalar> heights;                         // heightfield
+  std::vector<std::unique_ptr<btCollisionShape>> parts;  // compound's own primitives, heightfield
+  std::vector<std::uint32_t> heldShapes;                 // compound's created children (slots)
 };
 
 /// A capsule whose size can change without allocating (queries reuse one). btCapsuleShape keeps its
@@ -225,6 +264,8 @@ struct BodySlot {
   btScalar boundingRadius = 0.0;
   btScalar breakingThreshold = 0.0;
   int worldGroup = 0;  // the collision group it was added to Bullet's world with (addToWorld)
+  std::uint32_t createdShape = kIndexMask;  // the CreatedShape slot it uses, or kIndexMask
+  double reportMinImpulse = -1.0;           // setContactReport; < 0: not reported
 };
 
 /// A joint of the world: its constraint and what the adapter keeps beside it. A slot's index is
@@ -256,6 +297,9 @@ struct JointSlot {
 class BulletWorld final : public PhysicsWorld {
  public:
   explicit BulletWorld(const WorldSettings& settings);
+  /// A world the game owns (joinBulletWorld, bullet_join.cpp): nothing of the game's is replaced
+  /// but its tick callbacks, which are chained.
+  BulletWorld(btDiscreteDynamicsWorld& gameWorld, const WorldSettings& settings);
   ~BulletWorld() override;
 
   Result<BodyId> createBody(const BodyDesc& desc) override;
@@ -264,6 +308,11 @@ class BulletWorld final : public PhysicsWorld {
   void destroyJoint(JointId joint) override;
   BodyId addGroundPlane(const Vec3& normal, double offset, double friction) override;
   BodyId addStaticBox(const Transform& worldFromBox, const Vec3& halfExtents, double friction) override;
+  Result<ShapeId> createShape(const TriangleMeshDesc& desc) override;
+  Result<ShapeId> createShape(const ConvexHullDesc& desc) override;
+  Result<ShapeId> createShape(const HeightfieldDesc& desc) override;
+  Result<ShapeId> createShape(const CompoundDesc& desc) override;
+  void destroyShape(ShapeId shape) override;
   int bodyCount() const override { return liveBodies_; }
   int jointCount() const override { return liveJoints_; }
 
@@ -285,6 +334,7 @@ class BulletWorld final : public PhysicsWorld {
   void setEnabled(BodyId body, bool enabled) override;
   bool isEnabled(BodyId body) const override;
   bool isSleeping(BodyId body) const override;
+  std::uint64_t userData(BodyId body) const override;
   void wake(BodyId body) override;
   void sleep(BodyId body) override;
   void resetWarmStart(JointId joint) override;
@@ -304,9 +354,11 @@ class BulletWorld final : public PhysicsWorld {
 
   bool capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
                        std::uint32_t mask) const override;
-  double sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
+  CastHit castRay(const Vec3& from, const Vec3& to, std::uint32_t mask) const override;
+  CastHit castCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
                       std::uint32_t mask) const override;
-  double rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const override;
+  void setContactReport(BodyId body, double minImpulse) override;
+  std::span<const ContactEvent> contactEvents() const override { return events_; }
   int contactCount(BodyId body) const override;
   /// closestPoints against the static planes alone (planesInWorld_).
   int planePoints(const btConvexShape& convex, const btTransform& worldFromConvex,
@@ -317,11 +369,14 @@ class BulletWorld final : public PhysicsWorld {
                     std::span<SurfacePoint> out) const override;
 
   BulletObjectCounts objectCounts() const;
+  bool joined() const { return ownedWorld_ == nullptr; }
   void injectNonFiniteVelocity(BodyId body);
 
  private:
   static void preTickCallback(btDynamicsWorld* world, btScalar timeStep);
   static void postTickCallback(btDynamicsWorld* world, btScalar timeStep);
+  static void joinedPreTickCallback(btDynamicsWorld* world, btScalar timeStep);   // bullet_join.cpp
+  static void joinedPostTickCallback(btDynamicsWorld* world, btScalar timeStep);  // bullet_join.cpp
   void preTick(double h);
   void postTick(double h);
 
@@ -332,10 +387,30 @@ class BulletWorld final : public PhysicsWorld {
   BodyId handleOf(std::uint32_t index) const {
     return BodyId{(bodies_[index].generation << kIndexBits) | index};
   }
+  /// The body of this world a Bullet object is, or an invalid handle (a game's own object).
+  BodyId bodyOf(const btCollisionObject* object) const;
+  /// Handoff layer bits (a filter's mask or layer, a query's mask) as the engine's groups.
+  int worldBits(std::uint32_t bits) const { return toGroup(toWorldBits(bits, settings_.layerBits)); }
+  void configureSolverInfo();     // bullet_world.cpp
+  void leaveGameWorld();          // bullet_join.cpp: the destructor of a joined world
+  void startStep(int substeps);   // bullet_step.cpp: what every step (or external tick) starts with
+  void finishStep(int substeps);  // and ends with
 
   btCollisionShape* acquireShape(const ShapeKey& key);  // bullet_shapes.cpp
   void releaseShape(btCollisionShape* shape);           // bullet_shapes.cpp
-  Result<BodyId> addBody(const BodyDesc& desc, const ShapeKey& key, const Vec3& inertia);
+  CreatedShape* createdOf(ShapeId id);                  // bullet_created_shapes.cpp
+  ShapeId addCreatedShape(CreatedShape&& shape);
+  void releaseCreated(std::uint32_t index);
+  /// A body's shape: `shape` and its CCD radius and sleep reach, from the cache or created.
+  struct BodyShape {
+    btCollisionShape* shape = nullptr;
+    std::uint32_t created = kIndexMask;
+    double ccdRadius = 0.0;
+    double reach = 0.0;
+  };
+  Result<BodyId> addBody(const BodyDesc& desc, const BodyShape& shape, const Vec3& inertia);
+  void collectContactEvents();  // bullet_contacts.cpp: after every substep
+  void finishContactEvents();   // bullet_contacts.cpp: when a step ends
   void applyMotionType(BodySlot& slot, MotionType motion);
   void addToWorld(BodySlot& slot);
   void removeFromWorld(BodySlot& slot);
@@ -353,14 +428,30 @@ class BulletWorld final : public PhysicsWorld {
   void collectStats(int substeps);
 
   WorldSettings settings_;
+  // An own world owns these (createBulletWorld); a joined one (joinBulletWorld) owns none of them.
   std::unique_ptr<btDefaultCollisionConfiguration> config_;
-  std::unique_ptr<SpeculativeDispatcher> dispatcher_;
+  std::unique_ptr<SpeculativeDispatcher> ownedDispatcher_;
   std::unique_ptr<btDbvtBroadphase> broadphase_;
-  std::unique_ptr<JointWarmStartSolver> solver_;
+  std::unique_ptr<JointWarmStartSolver> ownedSolver_;
   std::vector<ShapeEntry> shapes_;
+  std::vector<CreatedShape> created_;
+  std::vector<std::uint32_t> freeCreated_;
   std::unique_ptr<ResizableCapsule> queryCapsule_;
   std::unique_ptr<btCollisionObject> queryObject_;
-  std::unique_ptr<btDiscreteDynamicsWorld> world_;
+  std::unique_ptr<btDiscreteDynamicsWorld> ownedWorld_;
+  // The world in use, its dispatcher and (an own world only) the warm-starting solver.
+  btDiscreteDynamicsWorld* world_ = nullptr;
+  btDispatcher* dispatcher_ = nullptr;
+  JointWarmStartSolver* solver_ = nullptr;
+  // A joined world: the game's tick callbacks (chained from ours) and whether it holds objects
+  // the adapter does not know (always, once joined: queries cannot take the planes-only path).
+  btInternalTickCallback gamePreTick_ = nullptr;
+  btInternalTickCallback gamePostTick_ = nullptr;
+  bool foreignObjects_ = false;
+  // Contact events: the reported bodies (slots, ascending) and the events of the last step.
+  std::vector<std::uint32_t> reported_;
+  std::vector<ContactEvent> events_;
+  std::vector<double> eventPeaks_;  // per event: its largest substep impulse
 
   std::vector<BodySlot> bodies_;
   std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
@@ -379,6 +470,9 @@ class BulletWorld final : public PhysicsWorld {
   std::vector<std::uint32_t> breakableJoints_;  // slots with a finite break force or torque
 
   StepStats stats_;
+  int droppedEvents_ = 0;       // contact events not delivered in the current step
+  double substepLength_ = 0.0;  // h of the current step(), in double
+  bool externalTick_ = false;   // a joined world's tick the game's own stepSimulation runs
   bool stepping_ = false;
   int substepIndex_ = 0;
   int substepCount_ = 0;

@@ -1,4 +1,10 @@
-// BulletWorld: queries (capsule overlap and sweep, ray, contact counts, closest points).
+// BulletWorld: queries (capsule overlap, ray and capsule casts, contact counts, closest points).
+//
+// Decisions worth knowing:
+// - A query's mask is in handoff's layers, translated to the engine's groups
+//   (WorldSettings::layerBits); the query itself is in every group (-1), so only its mask filters.
+// - A cast names the body hit when it is one of this world's (user pointer, bullet_parts.h) and
+//   always the Bullet object, so a game recognises its own.
 #include "handoff/physics_bullet.h"
 
 #include "physics_bullet/bullet_internal.h"
@@ -37,40 +43,57 @@ bool BulletWorld::capsuleOverlaps(const Transform& worldFromCapsule, double radi
     }
   } callback;
   callback.m_collisionFilterGroup = -1;  // only the query's mask filters
-  callback.m_collisionFilterMask = toGroup(mask);
+  callback.m_collisionFilterMask = worldBits(mask);
   queryCapsule_->resize(radius, halfHeight);
   queryObject_->setWorldTransform(toBt(worldFromCapsule));
   world_->contactTest(queryObject_.get(), callback);
   return callback.hit;
 }
 
-double BulletWorld::sweepCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
+namespace {
+
+/// A cast's hit from Bullet's callback fields.
+template <typename Callback>
+CastHit castHit(const Callback& callback, const btCollisionObject* object, BodyId body,
+                const btVector3& point, const btVector3& normal) {
+  CastHit hit;
+  hit.fraction = std::clamp(static_cast<double>(callback.m_closestHitFraction), 0.0, 1.0);
+  hit.point = fromBt(point);
+  const Vec3 n = fromBt(normal);
+  const double len = glm::length(n);
+  hit.normal = len > 0.0 ? n / len : Vec3{0.0};
+  hit.body = body;
+  hit.engineObject = object;
+  return hit;
+}
+
+}  // namespace
+
+CastHit BulletWorld::castCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
                                  std::uint32_t mask) const {
-  if (!isFinite(from) || !isFinite(to) || !(radius > 0.0) || !(halfHeight >= 0.0)) return 1.0;
+  if (!isFinite(from) || !isFinite(to) || !(radius > 0.0) || !(halfHeight >= 0.0)) return CastHit{};
   const btTransform start = toBt(from);
   btTransform end = start;
   end.setOrigin(toBt(to));
   btCollisionWorld::ClosestConvexResultCallback callback(start.getOrigin(), end.getOrigin());
   callback.m_collisionFilterGroup = -1;
-  callback.m_collisionFilterMask = toGroup(mask);
+  callback.m_collisionFilterMask = worldBits(mask);
   queryCapsule_->resize(radius, halfHeight);
   world_->convexSweepTest(queryCapsule_.get(), start, end, callback);
-  return callback.hasHit() ? std::clamp(static_cast<double>(callback.m_closestHitFraction), 0.0, 1.0) : 1.0;
+  if (!callback.hasHit()) return CastHit{};
+  return castHit(callback, callback.m_hitCollisionObject, bodyOf(callback.m_hitCollisionObject),
+                 callback.m_hitPointWorld, callback.m_hitNormalWorld);
 }
 
-double BulletWorld::rayCast(const Vec3& from, const Vec3& to, std::uint32_t mask, Vec3* hitNormal) const {
-  if (!isFinite(from) || !isFinite(to)) return 1.0;
+CastHit BulletWorld::castRay(const Vec3& from, const Vec3& to, std::uint32_t mask) const {
+  if (!isFinite(from) || !isFinite(to)) return CastHit{};
   btCollisionWorld::ClosestRayResultCallback callback(toBt(from), toBt(to));
   callback.m_collisionFilterGroup = -1;
-  callback.m_collisionFilterMask = toGroup(mask);
+  callback.m_collisionFilterMask = worldBits(mask);
   world_->rayTest(toBt(from), toBt(to), callback);
-  if (!callback.hasHit()) return 1.0;
-  if (hitNormal != nullptr) {
-    const Vec3 n = fromBt(callback.m_hitNormalWorld);
-    const double len = glm::length(n);
-    *hitNormal = len > 0.0 ? n / len : Vec3{0.0};
-  }
-  return std::clamp(static_cast<double>(callback.m_closestHitFraction), 0.0, 1.0);
+  if (!callback.hasHit()) return CastHit{};
+  return castHit(callback, callback.m_collisionObject, bodyOf(callback.m_collisionObject),
+                 callback.m_hitPointWorld, callback.m_hitNormalWorld);
 }
 
 int BulletWorld::contactCount(BodyId id) const {
@@ -95,7 +118,9 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   const btCollisionShape& shape = *slot->body->getCollisionShape();
   // A group bit has others when it holds two bodies, or one that is not this body.
   const std::uint32_t selfGroups = slot->enabled ? static_cast<std::uint32_t>(slot->worldGroup) : 0u;
-  const bool othersToAsk = (mask & (groupsWithTwo_ | (groupsWithOne_ & ~selfGroups))) != 0;
+  const auto worldMask = static_cast<std::uint32_t>(worldBits(mask));
+  const bool othersToAsk =
+      foreignObjects_ || (worldMask & (groupsWithTwo_ | (groupsWithOne_ & ~selfGroups))) != 0;
   if (!othersToAsk && btBroadphaseProxy::isConvex(shape.getShapeType())) {
     return planePoints(static_cast<const btConvexShape&>(shape), toBt(worldFromBody), slot->boundingCentre,
                        slot->boundingRadius, mask, out);
@@ -142,7 +167,7 @@ int BulletWorld::closestPoints(BodyId id, const Transform& worldFromBody, double
   callback.probe = &probe;
   callback.out = out;
   callback.m_collisionFilterGroup = -1;  // only the query's mask filters
-  callback.m_collisionFilterMask = toGroup(mask);
+  callback.m_collisionFilterMask = worldBits(mask);
   callback.m_closestDistanceThreshold = maxDistance;
   // The plane test reports points up to the manifold's breaking threshold (beyond maxDistance).
   callback.sphereCentre = probe.getWorldTransform() * slot->boundingCentre;
@@ -167,11 +192,12 @@ int BulletWorld::planePoints(const btConvexShape& convex, const btTransform& wor
   for (const std::uint32_t index : planesInWorld_) {
     const BodySlot& plane = bodies_[index];
     // ContactResultCallback::needsCollision with the query's group -1 and mask.
-    if ((plane.worldGroup & toGroup(mask)) == 0 || toGroup(plane.filter.mask) == 0) continue;
+    if ((plane.worldGroup & worldBits(mask)) == 0 || worldBits(plane.filter.mask) == 0) continue;
     if (count >= static_cast<int>(out.size())) break;
     const auto& planeShape = static_cast<const btStaticPlaneShape&>(*plane.shape);
+    // Only an own world comes here (a joined one has foreign objects): its dispatcher's flags.
     const btScalar threshold =
-        (dispatcher_->getDispatcherFlags() &
+        (ownedDispatcher_->getDispatcherFlags() &
          btCollisionDispatcher::CD_USE_RELATIVE_CONTACT_BREAKING_THRESHOLD)
             ? btMin(contactBreakingThreshold(convex), contactBreakingThreshold(planeShape))
             : gContactBreakingThreshold;

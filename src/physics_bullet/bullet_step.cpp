@@ -23,15 +23,22 @@ namespace handoff::bullet_detail {
 // --- Stepping -------------------------------------------------------------------------------------
 
 void BulletWorld::preTickCallback(btDynamicsWorld* world, btScalar timeStep) {
-  static_cast<BulletWorld*>(world->getWorldUserInfo())->preTick(timeStep);
+  auto* self = static_cast<BulletWorld*>(world->getWorldUserInfo());
+  // The substep as the world computed it in double (Bullet's own may be a float).
+  self->preTick(self->stepping_ ? self->substepLength_ : timeStep);
 }
 
 void BulletWorld::postTickCallback(btDynamicsWorld* world, btScalar timeStep) {
-  static_cast<BulletWorld*>(world->getWorldUserInfo())->postTick(timeStep);
+  auto* self = static_cast<BulletWorld*>(world->getWorldUserInfo());
+  self->postTick(self->stepping_ ? self->substepLength_ : timeStep);
 }
 
 void BulletWorld::preTick(double h) {
-  dispatcher_->refresh(h);
+  if (ownedDispatcher_ != nullptr) {
+    ownedDispatcher_->refresh(h);
+  } else {
+    SpeculativeDispatcher::refreshSpeculative(*dispatcher_, h, this);
+  }
   // Kinematic moves: Bullet's saveKinematicState() (at the start of every stepSimulation call)
   // zeroed the velocity of kinematic bodies (our interpolation transform equals the world
   // transform); give moving ones their move's velocity again so contacts and joints see it. Their
@@ -100,7 +107,7 @@ void BulletWorld::checkJointBreaks() {
     joint.breakState.broken = true;
     joint.breakState.substep = substepIndex_;
     c.setEnabled(false);
-    solver_->forget(index);
+    if (solver_ != nullptr) solver_->forget(index);
     bodies_[joint.bodyA].body->activate();
     bodies_[joint.bodyB].body->activate();
   }
@@ -110,6 +117,7 @@ void BulletWorld::postTick(double h) {
   advanceKinematicMoves();
   checkJointBreaks();
   projectJointAnchors();
+  collectContactEvents();
   // Per-world sleep time (see the top of this file): while a body stays under the sleep speeds,
   // Bullet adds h to its timer and puts it to sleep once the timer exceeds gDeactivationTime.
   // Rescale the increment so that happens after settings_.sleepTime.
@@ -142,21 +150,33 @@ void BulletWorld::finishKinematicMoves() {
   }
 }
 
+void BulletWorld::startStep(int substeps) {
+  substepIndex_ = 0;
+  substepCount_ = substeps;
+  for (const std::uint32_t index : breakableJoints_) joints_[index].breakState.substep = -1;
+  events_.clear();
+  droppedEvents_ = 0;
+}
+
+void BulletWorld::finishStep(int substeps) {
+  finishKinematicMoves();
+  finishContactEvents();
+  collectStats(substeps);
+}
+
 void BulletWorld::step(double dt, int substeps) {
   assert(dt > 0.0 && finite(dt) && substeps >= 1 && "step: dt must be > 0 and substeps >= 1");
   if (!(dt > 0.0) || !finite(dt) || substeps < 1) return;
   const double h = dt / substeps;
+  startStep(substeps);
   stepping_ = true;
-  substepIndex_ = 0;
-  substepCount_ = substeps;
-  for (const std::uint32_t index : breakableJoints_) joints_[index].breakState.substep = -1;
+  substepLength_ = h;
   for (int i = 0; i < substeps; ++i) {
     // maxSubSteps = 0: Bullet's variable-step mode, exactly one internal step of h.
     world_->stepSimulation(h, 0, h);
   }
   stepping_ = false;
-  finishKinematicMoves();
-  collectStats(substeps);
+  finishStep(substeps);
   // Bullet refreshes AABBs at the start of the next step's collision detection; queries between
   // steps must see where this step left the bodies.
   world_->updateAabbs();
@@ -192,6 +212,7 @@ void BulletWorld::collectStats(int substeps) {
   const int numManifolds = dispatcher_->getNumManifolds();
   for (int m = 0; m < numManifolds; ++m)
     s.contactPoints += dispatcher_->getManifoldByIndexInternal(m)->getNumContacts();
+  s.droppedContactEvents = droppedEvents_;
   s.solverIterations = settings_.solverIterations;
   s.substeps = substeps;
   stats_ = s;

@@ -54,31 +54,45 @@ std::string fmt(const Vec3& v) {
   return s.str();
 }
 
-BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
-  // Sanitise: the settings() getter reports what is in use.
-  if (!isFinite(settings_.gravity)) settings_.gravity = Vec3{0.0, -9.81, 0.0};
-  settings_.solverIterations = std::max(1, settings_.solverIterations);
-  settings_.jointIterationFactor = std::max(1, settings_.jointIterationFactor);
-  if (!finite(settings_.jointErp)) settings_.jointErp = 0.2;
-  settings_.jointErp = std::clamp(settings_.jointErp, 0.0, 1.0);
-  if (!finite(settings_.sleepLinearSpeed) || settings_.sleepLinearSpeed < 0.0)
-    settings_.sleepLinearSpeed = 0.03;
-  if (!finite(settings_.sleepTime) || settings_.sleepTime <= 0.0) settings_.sleepTime = 0.5;
-  if (!(settings_.worldHalfExtent > 0.0)) settings_.worldHalfExtent = 2000.0;
+WorldSettings sanitiseSettings(WorldSettings s) {
+  if (!isFinite(s.gravity)) s.gravity = Vec3{0.0, -9.81, 0.0};
+  s.solverIterations = std::max(1, s.solverIterations);
+  s.jointIterationFactor = std::max(1, s.jointIterationFactor);
+  if (!finite(s.jointErp)) s.jointErp = 0.2;
+  s.jointErp = std::clamp(s.jointErp, 0.0, 1.0);
+  if (!finite(s.sleepLinearSpeed) || s.sleepLinearSpeed < 0.0) s.sleepLinearSpeed = 0.03;
+  if (!finite(s.sleepTime) || s.sleepTime <= 0.0) s.sleepTime = 0.5;
+  if (!(s.worldHalfExtent > 0.0)) s.worldHalfExtent = 2000.0;
+  s.maxContactEvents = std::clamp(s.maxContactEvents, 0, 1 << 20);
+  return s;
+}
 
+BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(sanitiseSettings(settings)) {
   config_ = std::make_unique<btDefaultCollisionConfiguration>();
-  dispatcher_ = std::make_unique<SpeculativeDispatcher>(config_.get());
+  ownedDispatcher_ = std::make_unique<SpeculativeDispatcher>(config_.get());
   broadphase_ = std::make_unique<btDbvtBroadphase>();
-  solver_ = std::make_unique<JointWarmStartSolver>();
-  solver_->enabled = settings_.warmStartJoints;
+  ownedSolver_ = std::make_unique<JointWarmStartSolver>();
+  ownedSolver_->enabled = settings_.warmStartJoints;
   queryCapsule_ = std::make_unique<ResizableCapsule>();
   queryObject_ = std::make_unique<btCollisionObject>();
   queryObject_->setCollisionShape(queryCapsule_.get());
-  world_ = std::make_unique<IslandOrderedWorld>(dispatcher_.get(), broadphase_.get(), solver_.get(),
-                                                config_.get(), settings_.islandOrderedSolve);
+  ownedWorld_ =
+      std::make_unique<IslandOrderedWorld>(ownedDispatcher_.get(), broadphase_.get(), ownedSolver_.get(),
+                                           config_.get(), settings_.islandOrderedSolve);
+  world_ = ownedWorld_.get();
+  dispatcher_ = ownedDispatcher_.get();
+  solver_ = ownedSolver_.get();
   world_->setGravity(toBt(settings_.gravity));
   // Sleeping and static bodies keep their AABBs; teleports update them explicitly.
   world_->setForceUpdateAllAabbs(false);
+  configureSolverInfo();
+  world_->setInternalTickCallback(&BulletWorld::preTickCallback, this, true);
+  world_->setInternalTickCallback(&BulletWorld::postTickCallback, this, false);
+  events_.reserve(4 * static_cast<std::size_t>(settings_.maxContactEvents));
+  eventPeaks_.resize(events_.capacity());
+}
+
+void BulletWorld::configureSolverInfo() {
   btContactSolverInfo& info = world_->getSolverInfo();
   // Bullet solves contacts only in the first m_numIterations iterations; the joint rows' extra
   // iterations (WorldSettings::jointIterationFactor) come after them, so the joints have the
@@ -87,8 +101,6 @@ BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(settings) {
                              ? settings_.jointIterationFactor * settings_.solverIterations
                              : settings_.solverIterations;
   info.m_erp = settings_.jointErp;  // Baumgarte of joint rows without their own ERP
-  world_->setInternalTickCallback(&BulletWorld::preTickCallback, this, true);
-  world_->setInternalTickCallback(&BulletWorld::postTickCallback, this, false);
 }
 
 BulletWorld::~BulletWorld() {
@@ -102,6 +114,7 @@ BulletWorld::~BulletWorld() {
     if (slot.enabled) world_->removeRigidBody(slot.body.get());
     slot.body.reset();
   }
+  if (joined()) leaveGameWorld();
 }
 
 // --- Handles -------------------------------------------------------------------------------------
@@ -141,10 +154,12 @@ BulletObjectCounts BulletWorld::objectCounts() const {
     if (btRigidBody::upcast(world_->getCollisionObjectArray()[i]) != nullptr) ++counts.rigidBodies;
   }
   counts.constraints = world_->getNumConstraints();
-  counts.overlappingPairs = broadphase_->getOverlappingPairCache()->getNumOverlappingPairs();
+  counts.overlappingPairs = world_->getBroadphase()->getOverlappingPairCache()->getNumOverlappingPairs();
   counts.manifolds = dispatcher_->getNumManifolds();
   counts.shapes = static_cast<int>(
-      std::count_if(shapes_.begin(), shapes_.end(), [](const ShapeEntry& e) { return e.refs > 0; }));
+      std::count_if(shapes_.begin(), shapes_.end(), [](const ShapeEntry& e) { return e.refs > 0; }) +
+      std::count_if(created_.begin(), created_.end(),
+                    [](const CreatedShape& e) { return e.shape != nullptr; }));
   return counts;
 }
 

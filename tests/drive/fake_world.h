@@ -75,10 +75,18 @@ class RecordingWorld final : public PhysicsWorld {
   const StepStats& lastStepStats() const override { return stats_; }
   const WorldSettings& settings() const override { return settings_; }
   bool capsuleOverlaps(const Transform&, double, double, std::uint32_t) const override { return false; }
-  double sweepCapsule(const Transform&, const Vec3&, double, double, std::uint32_t) const override {
-    return 1.0;
+  CastHit castCapsule(const Transform&, const Vec3&, double, double, std::uint32_t) const override {
+    return CastHit{};
   }
-  double rayCast(const Vec3&, const Vec3&, std::uint32_t, Vec3*) const override { return 1.0; }
+  CastHit castRay(const Vec3&, const Vec3&, std::uint32_t) const override { return CastHit{}; }
+  Result<ShapeId> createShape(const TriangleMeshDesc&) override { return Error{"RecordingWorld: no shapes"}; }
+  Result<ShapeId> createShape(const ConvexHullDesc&) override { return Error{"RecordingWorld: no shapes"}; }
+  Result<ShapeId> createShape(const HeightfieldDesc&) override { return Error{"RecordingWorld: no shapes"}; }
+  Result<ShapeId> createShape(const CompoundDesc&) override { return Error{"RecordingWorld: no shapes"}; }
+  void destroyShape(ShapeId) override {}
+  std::uint64_t userData(BodyId) const override { return 0; }
+  void setContactReport(BodyId, double) override {}
+  std::span<const ContactEvent> contactEvents() const override { return {}; }
   int contactCount(BodyId) const override { return 0; }
 
  private:
