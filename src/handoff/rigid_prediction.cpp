@@ -6,7 +6,8 @@
 
 namespace handoff {
 
-std::vector<Vec3> rigidJointVelocityChange(const RagdollAsset& asset, const HandoffRecord& record, double dt) {
+std::vector<Vec3> rigidJointVelocityChange(const RagdollAsset& asset, const HandoffRecord& record,
+                                           double dt) {
   const size_t n = record.bodies.size();
   std::vector<Vec3> change(n, Vec3{0.0});
   if (!record.committed || n != asset.bodies.size() || !(dt > 0.0)) return change;
