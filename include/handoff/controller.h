@@ -395,6 +395,18 @@ Quat lookAtLocalRotation(const Skeleton& skeleton, int joint, const Vec3& modelF
                          const Transform& worldFromParent, const Vec3& localTranslation,
                          const Vec3& worldTarget, const Quat& fallback);
 
+class Character;
+
+/// The character a body belongs to (a ray cast's CastHit::body, a ContactEvent's body or other)
+/// and which part of it: the body, its slot, its joint and its bone (RagdollBodyInfo). `character`
+/// null when the body is no Character's (a bare Ragdoll's: then `part` still names it).
+/// [step-safe]
+struct CharacterBodyInfo {
+  const Character* character = nullptr;
+  RagdollBodyInfo part;
+};
+CharacterBodyInfo characterBodyInfo(const PhysicsWorld& world, BodyId body);
+
 class Character {
  public:
   /// Creates the character animated at `locals` (the bodies and capsule in `world`). Get-up
@@ -569,12 +581,10 @@ class Character {
   /// Every release so far, in order.
   std::span<const PropRelease> propReleases() const;
 
-
  private:
   struct Impl;  // src/controller/character_impl.h
   explicit Character(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
-
 };
 
 }  // namespace handoff

@@ -405,6 +405,22 @@ enum class MotorOwner : std::uint8_t {
 };
 const char* motorOwnerName(MotorOwner owner);
 
+class Ragdoll;
+
+/// What a body of a PhysicsWorld is when a Ragdoll made it (its bodies and capsule register
+/// themselves as PhysicsWorld::bodyOwner): what a ray cast (CastHit::body) or a contact event
+/// hit. All fields at their defaults when the body is no ragdoll's.
+struct RagdollBodyInfo {
+  const Ragdoll* ragdoll = nullptr;
+  int body = -1;             ///< Index in RagdollAsset::bodies; -1 for the capsule.
+  bool capsule = false;      ///< The character capsule.
+  Slot slot = Slot::Pelvis;  ///< The body's humanoid slot (BodyDef::slot).
+  int joint = -1;            ///< Index in RagdollAsset::joints to its parent body; -1 for the root body.
+  int bone = -1;             ///< The skeleton joint the body rides on (BodyDef::joint).
+};
+/// [step-safe] Thread-safety: as PhysicsWorld.
+RagdollBodyInfo ragdollBodyInfo(const PhysicsWorld& world, BodyId body);
+
 /// One character's ragdoll in one PhysicsWorld: owns its bodies, joints and capsule (destroyed
 /// with it). Non-copyable. Every engine write to those goes through it: the bodies' states, the
 /// capsule's pose and each joint's motor (whose one owner it arbitrates). Bodies start kinematic
@@ -430,6 +446,10 @@ class Ragdoll {
   BodyId capsule() const { return capsule_; }
   Authority authority(int index) const { return authority_[static_cast<size_t>(index)]; }
   const PoseHistory& history() const { return history_; }
+  /// The object that drives this ragdoll, for a game that finds it from a body
+  /// (ragdollBodyInfo): a Character sets itself. Not read by the ragdoll. [default null]
+  const void* user() const { return user_; }
+  void setUser(const void* user) { user_ = user; }
 
   /// Animated state: computes every body's worldFromBody from the model pose at `time`, checks
   /// it (NaN/Inf and non-advancing time are refused, state unchanged), records it in the
@@ -594,6 +614,7 @@ class Ragdoll {
   std::vector<JointId> joints_;
   std::vector<JointId> scratchJoints_;  // the commit's joints to clear (capacity: every joint)
   BodyId capsule_;
+  const void* user_ = nullptr;
   std::vector<Authority> authority_;
   PoseHistory history_;
   std::vector<Transform> rootFromBodyBind_;  // bind pose of each body in root space

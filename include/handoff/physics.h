@@ -449,10 +449,12 @@ class PhysicsWorld {
   int substepListenerCount() const { return static_cast<int>(listeners_.size()); }
 
   // --- Owners: who made a body (a character's ragdoll names its bodies here) ---
-  /// What owns a body: `owner` an object of the caller's (handoff's Ragdoll registers itself),
-  /// `index` the owner's index for it (the ragdoll's body slot). Null owner: none.
+  /// What owns a body: `owner` an object of the caller's, `kind` a tag saying what type it is
+  /// (the address of an object of the registering code: handoff's Ragdoll uses its own, see
+  /// ragdollBodyInfo), `index` the owner's index for it (the ragdoll's body). Null owner: none.
   struct BodyOwner {
     const void* owner = nullptr;
+    const void* kind = nullptr;
     int index = -1;
   };
   /// Records (or, null owner, forgets) the owner of a body. May allocate: not during a step.

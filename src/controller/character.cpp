@@ -117,6 +117,7 @@ Result<std::unique_ptr<Character>> Character::create(
       Ragdoll::create(world, asset, skeleton, worldFromRoot, c->animModels_);
   if (!ragdoll) return Error{ragdoll.error()};
   c->ragdoll_ = std::move(ragdoll).value();
+  c->ragdoll_->setUser(c.get());  // characterBodyInfo finds the character from its bodies
   c->animRoot_ = worldFromRoot;
   c->display_ = c->animLocals_;
   c->displayRoot_ = worldFromRoot;
@@ -277,5 +278,12 @@ Transform Character::handGrip(int prop) const { return impl_->handGrip(prop); }
 Transform Character::propGrip(int prop) const { return impl_->propGrip(prop); }
 int Character::propCollidingPairs(int prop) const { return impl_->propCollidingPairs(prop); }
 std::span<const PropRelease> Character::propReleases() const { return impl_->propReleases(); }
+
+CharacterBodyInfo characterBodyInfo(const PhysicsWorld& world, BodyId body) {
+  CharacterBodyInfo info;
+  info.part = ragdollBodyInfo(world, body);
+  if (info.part.ragdoll != nullptr) info.character = static_cast<const Character*>(info.part.ragdoll->user());
+  return info;
+}
 
 }  // namespace handoff

@@ -83,8 +83,39 @@ Ragdoll::Ragdoll(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset)
 
 Ragdoll::~Ragdoll() {
   for (JointId j : joints_) world_->destroyJoint(j);
-  for (BodyId b : bodies_) world_->destroyBody(b);
-  if (capsule_.valid()) world_->destroyBody(capsule_);
+  for (BodyId b : bodies_) {
+    world_->setBodyOwner(b, {});
+    world_->destroyBody(b);
+  }
+  if (capsule_.valid()) {
+    world_->setBodyOwner(capsule_, {});
+    world_->destroyBody(capsule_);
+  }
+}
+
+namespace {
+/// BodyOwner::kind of a ragdoll's bodies (its address is the tag): index = body, -1 = capsule.
+constexpr char kRagdollOwnerKind = 'R';
+}  // namespace
+
+RagdollBodyInfo ragdollBodyInfo(const PhysicsWorld& world, BodyId body) {
+  const PhysicsWorld::BodyOwner owner = world.bodyOwner(body);
+  if (owner.owner == nullptr) return {};
+  if (owner.kind != &kRagdollOwnerKind) return {};
+  const auto* ragdoll = static_cast<const Ragdoll*>(owner.owner);
+  RagdollBodyInfo info;
+  info.ragdoll = ragdoll;
+  info.body = owner.index;
+  info.capsule = owner.index < 0;
+  if (info.capsule) return info;
+  const RagdollAsset& asset = ragdoll->asset();
+  const BodyDef& def = asset.bodies[static_cast<size_t>(owner.index)];
+  info.slot = def.slot;
+  info.bone = def.joint;
+  for (size_t j = 0; j < asset.joints.size(); ++j) {
+    if (asset.joints[j].childBody == owner.index) info.joint = static_cast<int>(j);
+  }
+  return info;
 }
 
 Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
@@ -149,6 +180,10 @@ Result<std::unique_ptr<Ragdoll>> Ragdoll::create(PhysicsWorld& world,
   Result<BodyId> capsuleId = world.createBody(capsule);
   if (!capsuleId) return Error{"character capsule: " + capsuleId.error()};
   r->capsule_ = *capsuleId;
+  // Who owns these bodies (ragdollBodyInfo: a ray cast or a contact event names the ragdoll).
+  for (int b = 0; b < bodyCount; ++b)
+    world.setBodyOwner(r->bodies_[static_cast<size_t>(b)], {r.get(), &kRagdollOwnerKind, b});
+  world.setBodyOwner(r->capsule_, {r.get(), &kRagdollOwnerKind, -1});
 
   r->scratchJoints_.resize(r->joints_.size());
   r->authority_.assign(static_cast<size_t>(bodyCount), Authority::Animation);
