@@ -395,8 +395,7 @@ class LookAtMeasure {
   LookAtMeasure(const Character& character, int joint);
   /// After Character::postStep: `askedLocal` is the local rotation the gaze gave the bone in
   /// this frame's animation input, `worldTarget` what it aimed at. [m]
-  void observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget,
-               LookAtMetrics& out);
+  void observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget, LookAtMetrics& out);
 
  private:
   int joint_ = -1;

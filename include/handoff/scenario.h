@@ -21,8 +21,8 @@
 #include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/import.h"
-#include "handoff/math.h"
 #include "handoff/recovery.h"
+#include "handoff/math.h"
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
@@ -402,8 +402,8 @@ struct Scenario {
   ScenarioRecovery recovery;
   std::optional<ScenarioLookAt> lookAt;  ///< [default none]
   std::vector<ScenarioProp> props;       ///< [default none]
-  std::vector<ScenarioEvent> events;     ///< Time order; equal times run in file order.
-  double endTime = 0.0;                  ///< [s] (0, kScenarioMaxTime], >= the last event's time.
+  std::vector<ScenarioEvent> events;  ///< Time order; equal times run in file order.
+  double endTime = 0.0;               ///< [s] (0, kScenarioMaxTime], >= the last event's time.
   /// Thresholds checked against the run's metrics, name -> value (e.g. "max_pop_mm": 1).
   std::map<std::string, double> expectations;
 
