@@ -1,6 +1,7 @@
 # Lists the compile-alone commands of a configured build (scripts/compile_alone.sh): every source
-# file that the build compiles only inside a unity batch, with its target's exact command and
-# -fsyntax-only in place of the object file. cmake -DBUILD_DIR=... -DOUT=... [-DALL=ON] -P this.
+# file that the build compiles only inside a unity batch after another file (the first of a batch
+# has nothing before it), with its target's exact command and -fsyntax-only in place of the
+# object file. cmake -DBUILD_DIR=... -DOUT=... [-DALL=ON] -P this.
 # ALL=ON adds the files the build compiles on their own (a whole tree check, any configuration).
 cmake_minimum_required(VERSION 3.25)
 file(READ "${BUILD_DIR}/compile_commands.json" json)
@@ -19,6 +20,10 @@ foreach(i RANGE ${last})
   set(sources "")
   if(file MATCHES "/Unity/unity_[^/]*\\.cxx$")
     file(STRINGS "${file}" includes REGEX "^#include \"")
+    # The first file of a batch is compiled with nothing before it: alone, by the build itself.
+    if(NOT ALL)
+      list(POP_FRONT includes)
+    endif()
     foreach(line ${includes})
       string(REGEX REPLACE "^#include \"(.*)\"$" "\\1" source "${line}")
       list(APPEND sources "${source}")

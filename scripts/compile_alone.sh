@@ -3,8 +3,9 @@
 # (CMAKE_UNITY_BUILD, what scripts/test.sh uses for the tests) compiles a target's files together,
 # so a file that uses a sibling's include, using-directive or helper still builds there and fails
 # in a user's plain, non-unity build. This compiles each file that a configured build compiles
-# only inside a unity batch on its own, with its target's exact flags and -fsyntax-only (no code
-# generation), in parallel.
+# only inside a unity batch, after another file, on its own, with its target's exact flags and
+# -fsyntax-only (no code generation), in parallel. (The first file of a batch has nothing before
+# it: the build compiles it alone.)
 #
 #   scripts/compile_alone.sh BUILD_DIR [--all]
 #
