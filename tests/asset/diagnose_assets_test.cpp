@@ -14,6 +14,7 @@
 
 namespace handoff {
 namespace {
+using namespace asset_test;
 
 RagdollAsset defaultDeepMimicRagdoll(const Skeleton& skeleton) {
   BuildOptions options;
