@@ -1,6 +1,7 @@
 // GLB container and JSON before Assimp; meshopt decoding and dequantization into a rewritten GLB; the
 // VRM humanoid (gltf_check.h). Buffers: gltf_buffers.cpp; indices and bounds: gltf_structure.cpp.
 #include "rig/gltf_check.h"
+#include "handoff/rig.h"
 #include "rig/gltf_internal.h"
 
 #include <meshoptimizer.h>
@@ -256,7 +257,7 @@ std::vector<glm::dmat4> nodeGlobals(const Json& doc) {
 }
 
 /// The rewritten GLB, or an empty string when the file has no meshopt buffer views, no quantized
-/// real-valued accessors, no skin without inverse bind matrices.
+/// real-valued accessors, no skin without inverse bind matrices and no external buffer.
 std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<View>& views,
                     const std::vector<Accessor>& accessors, std::vector<std::string>& warnings) {
   const std::set<size_t> real = realAccessors(doc);
@@ -274,7 +275,9 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
       if (!(*skins)[k].contains("inverseBindMatrices")) withoutBind.push_back(k);
     }
   }
-  if (!compressed && !quantized && withoutBind.empty()) return {};
+  // External buffers were read by the check: the rewrite carries their bytes, so that Assimp reads no
+  // file but the one checked.
+  if (!compressed && !quantized && withoutBind.empty() && !buffers.external) return {};
 
   Json out = doc;
   std::string bin;
@@ -420,6 +423,7 @@ struct Checked {
 void checkDocument(const Json& doc, std::optional<std::string_view> bin, const std::string& baseDir,
                    Checked& out) {
   out.buffers = resolveBuffers(doc, bin, baseDir);
+  checkImageUris(doc, baseDir);
   out.views = checkViews(doc, out.buffers);
   out.accessors = checkStructure(doc, out.buffers, out.views);
 }
@@ -463,6 +467,10 @@ Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string
       at += 8 + static_cast<size_t>(chunkLength);
     }
     if (first) return Error{source + ": the GLB file has no JSON chunk"};
+  }
+  if (const std::optional<size_t> at = jsonTooDeep(json)) {
+    return Error{source + ": the glTF JSON nests arrays and objects deeper than " +
+                 std::to_string(kMaxJsonDepth) + " levels (byte " + std::to_string(*at) + " of the JSON)"};
   }
   const Json doc = Json::parse(json.begin(), json.end(), nullptr, false);
   if (doc.is_discarded()) return Error{source + ": the glTF JSON does not parse"};

@@ -157,6 +157,7 @@ inline const char* meshoptName(const Json& object) {
 /// without data.
 struct Buffers {
   std::vector<std::optional<std::string_view>> data;
+  bool external = false;  ///< A buffer is a file beside the glTF file (the rewrite carries its bytes).
   std::vector<std::string> owned;  ///< Decoded data URIs and external files (data points here).
 };
 
@@ -182,8 +183,16 @@ struct Accessor {
 };
 
 /// Every buffer's bytes: the GLB's BIN chunk, data URIs, external files beside the file (`baseDir`;
-/// empty for bytes in memory, where an external buffer is an error).
+/// empty for bytes in memory, where an external buffer is an error). An external file is read only
+/// when its URI is a relative path without '..' to a regular file inside `baseDir` (symbolic links
+/// resolved), exactly byteLength bytes of it, 1 GiB in all; an error about it is the same whatever
+/// the file outside is (missing, a device, a FIFO, a link out), so that it reveals nothing.
 Buffers resolveBuffers(const Json& doc, std::optional<std::string_view> glbBin, const std::string& baseDir);
+
+/// Every image URI that is not a data URI names a relative path without '..' and, beside a file
+/// (`baseDir` not empty), nothing but a regular file inside its folder (a missing image is not an
+/// error: Assimp does not read external images).
+void checkImageUris(const Json& doc, const std::string& baseDir);
 
 /// The buffer views, checked against their buffers.
 std::vector<View> checkViews(const Json& doc, const Buffers& buffers);

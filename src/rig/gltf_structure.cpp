@@ -2,15 +2,24 @@
 #include "rig/gltf_internal.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace handoff::detail::gltf {
 namespace {
+
+/// Levels of the node tree (a root is level 1): deeper trees are refused, as Assimp and the
+/// importer walk them recursively. Human rigs nest about 10 levels, with fingers 15.
+constexpr size_t kMaxNodeDepth = 256;
+/// Squared length below which a rotation is a zero quaternion.
+constexpr double kMinQuaternionNorm2 = 1e-12;
 
 class Structure {
  public:
@@ -188,6 +197,51 @@ class Structure {
     return most;
   }
 
+  /// Visits every element of a float accessor whose data is at hand (not sparse, not compressed):
+  /// visit(element index, its components).
+  template <class Visit>
+  void eachFloatElement(size_t a, Visit&& visit) const {
+    const Accessor& accessor = accessors_[a];
+    if (accessor.componentType != kFloat || !accessor.view || accessor.sparse) return;
+    const std::optional<std::string_view> bytes = viewBytes(*accessor.view);
+    if (!bytes) return;
+    std::array<float, 16> element{};
+    for (std::uint64_t e = 0; e < accessor.count; ++e) {
+      for (size_t c = 0; c < accessor.components && c < element.size(); ++c) {
+        std::memcpy(&element[c], bytes->data() + accessor.offset + e * accessor.stride + c * sizeof(float),
+                    sizeof(float));
+      }
+      visit(e, std::span<const float>(element.data(), std::min(accessor.components, element.size())));
+    }
+  }
+
+  /// Refuses a float accessor holding NaN or infinity (inverse bind matrices, key times and values:
+  /// Assimp would carry them into the skeleton and the clips).
+  void finite(size_t a, const std::string& path) const {
+    eachFloatElement(a, [&](std::uint64_t e, std::span<const float> values) {
+      for (const float v : values) {
+        if (!std::isfinite(v)) {
+          invalid(path, "accessor " + std::to_string(a) + " element " + std::to_string(e) +
+                            " holds a value that is not a finite number");
+        }
+      }
+    });
+  }
+
+  /// Refuses a rotation key that is a zero quaternion (no rotation at all: normalising it divides
+  /// by zero). CUBICSPLINE keys are (in-tangent, value, out-tangent): only values are rotations.
+  void nonZeroQuaternions(size_t a, bool cubic, const std::string& path) const {
+    eachFloatElement(a, [&](std::uint64_t e, std::span<const float> q) {
+      if (cubic && e % 3 != 1) return;
+      double norm2 = 0.0;
+      for (const float v : q) norm2 += static_cast<double>(v) * static_cast<double>(v);
+      if (!(norm2 > kMinQuaternionNorm2)) {
+        invalid(member(path, "output"), "accessor " + std::to_string(a) + " key " +
+                                            std::to_string(cubic ? e / 3 : e) + " is a zero quaternion");
+      }
+    });
+  }
+
   void expect(size_t a, const std::string& path, std::initializer_list<const char*> types,
               std::initializer_list<int> componentTypes) const {
     const Accessor& accessor = accessors_[a];
@@ -227,6 +281,11 @@ class Structure {
       numbers(node, "matrix", path, 16);
       numbers(node, "translation", path, 3);
       numbers(node, "rotation", path, 4);
+      if (const Json* rotation = find(node, "rotation")) {
+        double norm2 = 0.0;
+        for (const Json& q : *rotation) norm2 += q.get<double>() * q.get<double>();
+        if (!(norm2 > kMinQuaternionNorm2)) invalid(member(path, "rotation"), "is a zero quaternion");
+      }
       numbers(node, "scale", path, 3);
       numbers(node, "weights", path, 0);
       if (const Json* ext = find(node, "extensions"); ext != nullptr && ext->is_object()) {
@@ -239,7 +298,8 @@ class Structure {
       }
     }
     // One parent each: the nodes form a forest unless a parent chain returns to where it started.
-    std::vector<char> state(nodes.size(), 0);  // 0 unseen, 1 on the current chain, 2 known to reach a root
+    std::vector<char> state(nodes.size(), 0);    // 0 unseen, 1 on the current chain, 2 known to reach a root
+    std::vector<size_t> depth(nodes.size(), 0);  // a root is at level 1
     for (size_t n = 0; n < nodes.size(); ++n) {
       std::vector<size_t> chain;
       long long at = static_cast<long long>(n);
@@ -251,7 +311,14 @@ class Structure {
       if (at >= 0 && state[static_cast<size_t>(at)] == 1) {
         invalid(item("nodes", static_cast<size_t>(at)), "is its own ancestor (the children form a cycle)");
       }
-      for (const size_t c : chain) state[c] = 2;
+      size_t level = at >= 0 ? depth[static_cast<size_t>(at)] : 0;
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        state[*it] = 2;
+        depth[*it] = ++level;
+        if (level > kMaxNodeDepth) {
+          invalid(item("nodes", *it), "is nested deeper than " + std::to_string(kMaxNodeDepth) + " levels");
+        }
+      }
     }
   }
 
@@ -295,6 +362,7 @@ class Structure {
       ref(skins[s], "skeleton", "nodes", path, false);
       if (const std::optional<size_t> ibm = ref(skins[s], "inverseBindMatrices", "accessors", path, false)) {
         expect(*ibm, member(path, "inverseBindMatrices"), {"MAT4"}, {kFloat});
+        finite(*ibm, member(path, "inverseBindMatrices"));
         if (accessors_[*ibm].count < joints.size()) {
           invalid(member(path, "inverseBindMatrices"), "has " + std::to_string(accessors_[*ibm].count) +
                                                            " matrices for " + std::to_string(joints.size()) +
@@ -408,7 +476,9 @@ class Structure {
         const Json& sampler = objectAt(samplers[s], samplerPath);
         const size_t input = *ref(sampler, "input", "accessors", samplerPath, true);
         expect(input, member(samplerPath, "input"), {"SCALAR"}, {kFloat});
+        finite(input, member(samplerPath, "input"));
         const size_t output = *ref(sampler, "output", "accessors", samplerPath, true);
+        finite(output, member(samplerPath, "output"));
         const std::string interpolation = text(sampler, "interpolation", samplerPath, std::string("LINEAR"));
         if (interpolation != "LINEAR" && interpolation != "STEP" && interpolation != "CUBICSPLINE") {
           invalid(member(samplerPath, "interpolation"),
@@ -439,6 +509,7 @@ class Structure {
         } else if (property == "rotation") {
           expect(k.output, member(targetPath, "path"), {"VEC4"},
                  {kFloat, kByte, kUnsignedByte, kShort, kUnsignedShort});
+          nonZeroQuaternions(k.output, k.cubic, item(member(path, "samplers"), static_cast<size_t>(s)));
         } else if (property == "weights") {
           expect(k.output, member(targetPath, "path"), {"SCALAR"},
                  {kFloat, kByte, kUnsignedByte, kShort, kUnsignedShort});
