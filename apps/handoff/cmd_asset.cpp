@@ -58,7 +58,8 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
   b->add_option("--map", build->map, "explicit humanoid map (JSON: slot -> bone name)");
   b->add_option("--overrides", build->overrides, "per-group / per-bone joint overrides (JSON)");
   b->add_option("--mass", build->mass, "total mass [kg]")->check(CLI::PositiveNumber);
-  b->add_option("--unit-scale,--scale", build->scale, "metres per file unit (default: the file's or auto-detected)");
+  b->add_option("--unit-scale,--scale", build->scale,
+                "metres per file unit (default: the file's or auto-detected)");
   b->add_flag("--no-stabilize", build->noStabilize, "keep anatomical masses (no Jolt-style stabilization)");
   b->add_flag("-v,--verbose", build->verbose, "also print informational findings");
   b->callback([build, &exitCode] {
@@ -128,7 +129,8 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
   v->add_option("asset", validate->asset, "asset JSON file")->required();
   v->add_option("--skeleton", validate->skeleton,
                 "the skeleton file it was built from (enables the bind-pose checks)");
-  v->add_option("--unit-scale,--scale", validate->scale, "metres per file unit of the skeleton (default: auto-detect)");
+  v->add_option("--unit-scale,--scale", validate->scale,
+                "metres per file unit of the skeleton (default: auto-detect)");
   v->add_flag("-v,--verbose", validate->verbose, "also print informational findings");
   v->callback([validate, &exitCode] {
     std::vector<Finding> findings;
@@ -141,7 +143,11 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
     }
     std::printf("%s: version %d, %zu bodies, %zu joints\n", validate->asset.c_str(), asset->version,
                 asset->bodies.size(), asset->joints.size());
-    if (!validate->skeleton.empty()) {
+    if (validate->skeleton.empty()) {
+      // Without the skeleton: what the asset is made of (topology, indices, counts, ranges).
+      const std::vector<Finding> checks = validateRagdollStructure(*asset);
+      findings.insert(findings.end(), checks.begin(), checks.end());
+    } else {
       ImportOptions importOptions;
       importOptions.unitScale = validate->scale;
       Result<ImportedAsset> imported = importFile(validate->skeleton, importOptions);
@@ -174,7 +180,8 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
       "map", "print the humanoid map (JSON, the format --map reads) to stdout, the report to stderr");
   m->add_option("skeleton", mapArgs->skeleton, "BVH, glTF/GLB, FBX or COLLADA file")->required();
   m->add_option("--map", mapArgs->map, "a map file to start from (its slots are kept)");
-  m->add_option("--unit-scale,--scale", mapArgs->scale, "metres per file unit (default: the file's or auto-detected)");
+  m->add_option("--unit-scale,--scale", mapArgs->scale,
+                "metres per file unit (default: the file's or auto-detected)");
   m->add_flag("-v,--verbose", mapArgs->verbose, "also print informational findings");
   m->callback([mapArgs, &exitCode] {
     ImportOptions importOptions;

@@ -335,6 +335,27 @@ struct ValidateOptions {
   double maxBodyMass = 100.0;        ///< Heavier bodies warn. [kg] [default 100]
 };
 
+/// Ranges outside which an asset is broken, not merely unusual (validateRagdollStructure refuses
+/// it; ValidateOptions' narrower mass range only warns): a body of 1e308 kg or a gain of 1e308
+/// throws every body out of the world at the first step.
+inline constexpr int kMaxRagdollBodies = 256;      ///< Bodies per asset. [count]
+inline constexpr double kBodyMassMin = 1e-4;       ///< [kg]
+inline constexpr double kBodyMassMax = 1e4;        ///< [kg]
+inline constexpr double kBodyInertiaMax = 1e4;     ///< Each principal moment. [kg m^2]
+inline constexpr double kDriveStiffnessMax = 1e6;  ///< JointPreset::driveStiffness. [N m/rad]
+inline constexpr double kDriveDampingMax = 1e5;    ///< JointPreset::driveDamping. [N m s/rad]
+
+/// Checks what an asset is made of, with or without its skeleton: 1 to kMaxRagdollBodies bodies,
+/// parents listed first and only the first body a root (no cycle, no body its own parent, no
+/// parent index out of range), one joint per non-root body between it and its parent, slots,
+/// finite unit frames, shapes, masses in [kBodyMassMin, kBodyMassMax], inertias in (0,
+/// kBodyInertiaMax], materials, drive gains in [0, kDriveStiffnessMax] and [0, kDriveDampingMax],
+/// limits finite within [-pi, pi] (Y within [-pi/2, pi/2]); with `skeleton`, body and map joint
+/// indices in it. Each finding names the body, joint or slot and the field. validateRagdoll runs
+/// it first; `handoff validate`, `handoff run` and Character::create refuse an asset with errors.
+/// Thread-safe.
+std::vector<Finding> validateRagdollStructure(const RagdollAsset& asset, const Skeleton* skeleton = nullptr);
+
 /// Checks an asset against its skeleton (SPEC.md section 2): implausible scale and proportions
 /// (hip height, limb ratios, left/right, head and pelvis placement: docs/ASSET.md), overlapping non-adjacent
 /// bodies, anchors that do not coincide in the bind pose, mass ratios, extreme masses, limits that exclude

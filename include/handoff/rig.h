@@ -13,7 +13,9 @@
 #include "handoff/math.h"
 #include "handoff/result.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -108,6 +110,17 @@ double restHipHeight(const Skeleton& skeleton);
 /// `text` with every byte that is not part of a valid UTF-8 sequence written as "\xNN": error
 /// messages quote file content (a Latin-1 BVH, a fuzzed file), and reports embed them in JSON.
 std::string validUtf8(std::string_view text);
+
+/// Nesting of arrays and objects every JSON the loaders read may reach (ragdoll assets, joint
+/// overrides, glTF): deeper text is refused before it is parsed, so that no parse, copy or walk of
+/// it recurses without bound. The files written here nest at most 8 levels. [levels] [64]
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+/// Byte offset of the first '[' or '{' in `text` that opens a level deeper than `maxDepth`;
+/// nullopt when none does. One pass over the bytes (strings and their escapes skipped), no
+/// allocation, whatever `text` holds (not necessarily valid JSON): safe before any parse.
+/// Thread-safe.
+std::optional<std::size_t> jsonTooDeep(std::string_view text, std::size_t maxDepth = kMaxJsonDepth);
 
 /// " (did you mean 'x'?)" for the candidate closest to `word` (case-insensitive edit distance
 /// within about a third of the word's length), or "" when none is close: the suggestion every

@@ -1,11 +1,13 @@
 // The ragdoll builder: slots -> bodies (shapes, frames, masses) -> joints (frames, limits, drives).
 #include "asset_internal.h"
+#include "handoff/rig.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace handoff {
@@ -131,6 +133,10 @@ Result<PresetPatch> parsePatch(const nlohmann::json& j, const std::string& path)
 Result<Overrides> parseOverrides(const std::string& text) {
   Overrides out;
   if (text.empty()) return out;
+  if (const std::optional<size_t> at = jsonTooDeep(text)) {
+    return Error{"overrides: arrays and objects nested deeper than " + std::to_string(kMaxJsonDepth) +
+                 " levels at byte " + std::to_string(*at + 1)};
+  }
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
@@ -184,7 +190,8 @@ struct SlotBody {
 
 class Builder {
  public:
-  Builder(const Skeleton& s, const BuildOptions& o, std::vector<Finding>& findings, HumanoidMapReport* mapReport)
+  Builder(const Skeleton& s, const BuildOptions& o, std::vector<Finding>& findings,
+          HumanoidMapReport* mapReport)
       : s_(s), o_(o), info_(s), findings_(findings), mapReport_(mapReport) {}
   Result<RagdollAsset> run();
 

@@ -1,11 +1,13 @@
 // Versioned JSON for ragdoll assets: lossless save, tolerant-but-strict load with default merge.
 #include "handoff/asset.h"
+#include "handoff/rig.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace handoff {
@@ -376,6 +378,10 @@ Result<RagdollAsset> loadRagdollJson(const std::string& text, const std::string&
     findings.push_back({Finding::Severity::Error, "json", sourceName, message});
     return Error{message};
   };
+  if (const std::optional<size_t> at = jsonTooDeep(text)) {
+    return reject(position(*at),
+                  "arrays and objects nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
   try {
     doc = Json::parse(text);
   } catch (const Json::parse_error& e) {

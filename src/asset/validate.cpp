@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace handoff {
 using namespace asset_detail;
@@ -59,10 +61,17 @@ bool checkShape(const BodyDef& b, Sink& sink) {
   return problem.empty();
 }
 
+/// Limits of axis `a` (0 X, 1 Y, 2 Z) in the range SPEC.md section 2 allows: finite, within
+/// [-pi, pi], Y within [-pi/2, pi/2] unless the axis is free (lower > upper).
+bool limitInRange(double lo, double hi, int a) {
+  const double bound = a == 1 ? 0.5 * kPi : kPi;
+  return std::isfinite(lo) && std::isfinite(hi) && std::abs(lo) <= kPi + 1e-9 && std::abs(hi) <= kPi + 1e-9 &&
+         (lo > hi || (std::abs(lo) <= bound + 1e-9 && std::abs(hi) <= bound + 1e-9));
+}
+
 }  // namespace
 
-std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& skeleton,
-                                     const ValidateOptions& o) {
+std::vector<Finding> validateRagdollStructure(const RagdollAsset& asset, const Skeleton* skeleton) {
   std::vector<Finding> findings;
   Sink sink{findings};
   const int n = static_cast<int>(asset.bodies.size());
@@ -70,48 +79,151 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
     sink.error("bad_topology", "", "the asset has no bodies");
     return findings;
   }
-  // --- References and topology ---
-  bool posable = true;  // every body has a valid joint: bind poses can be computed
-  std::vector<bool> shapeOk(static_cast<size_t>(n), true);
+  if (n > kMaxRagdollBodies) {
+    sink.error(
+        "bad_topology", "",
+        "the asset has " + std::to_string(n) + " bodies, more than " + std::to_string(kMaxRagdollBodies));
+    return findings;
+  }
+  // --- Bodies: references, topology, frames, shapes, mass, materials ---
   for (int i = 0; i < n; ++i) {
     const BodyDef& b = asset.bodies[static_cast<size_t>(i)];
-    if (b.joint < 0 || b.joint >= skeleton.jointCount()) {
+    if (skeleton == nullptr) {
+      // Names are authoritative in files: the index is set by resolveJoints.
+    } else if (b.joint < 0 || b.joint >= skeleton->jointCount()) {
       sink.error("skeleton_mismatch", b.name,
                  "body '" + b.name + "' refers to joint " + std::to_string(b.joint) +
-                     ", not in the skeleton (" + std::to_string(skeleton.jointCount()) +
+                     ", not in the skeleton (" + std::to_string(skeleton->jointCount()) +
                      " joints); resolveJoints() sets indices from names");
-      posable = false;
-    } else if (skeleton.jointNames[static_cast<size_t>(b.joint)] != b.name) {
+    } else if (skeleton->jointNames[static_cast<size_t>(b.joint)] != b.name) {
       sink.error("skeleton_mismatch", b.name,
                  "body '" + b.name + "' refers to joint " + std::to_string(b.joint) + ", which is named '" +
-                     skeleton.jointNames[static_cast<size_t>(b.joint)] + "'");
+                     skeleton->jointNames[static_cast<size_t>(b.joint)] + "'");
     }
+    // Parents first and only the first body a root: no cycle, no body its own parent, no index
+    // out of range.
     if (b.parentBody >= i || (i > 0 && b.parentBody < 0) || (i == 0 && b.parentBody != -1)) {
       sink.error("bad_topology", b.name,
                  "body '" + b.name + "' has parent body " + std::to_string(b.parentBody) +
                      ": bodies must list parents first and only the first body is the root");
     }
+    if (static_cast<int>(b.slot) >= kSlotCount) {
+      sink.error("bad_reference", b.name,
+                 "body '" + b.name + "' slot " + std::to_string(static_cast<int>(b.slot)) + " is not a slot");
+    }
     if (!unitRotation(b.boneFromBody)) {
       sink.error("degenerate_frame", b.name,
                  "body '" + b.name + "': boneFromBody is not a finite rigid transform");
-      posable = false;
     }
-    shapeOk[static_cast<size_t>(i)] = checkShape(b, sink);
-    // Mass properties.
+    checkShape(b, sink);
     const bool massOk = std::isfinite(b.mass) && b.mass > 0.0;
     const Vec3& I = b.inertia;
     const bool inertiaOk = isFinite(I) && I.x > 0.0 && I.y > 0.0 && I.z > 0.0;
-    if (!massOk)
-      sink.error("invalid_mass", b.name, "body '" + b.name + "' mass " + fmt(b.mass) + " kg is not > 0");
-    if (!inertiaOk) {
+    if (!massOk || b.mass < kBodyMassMin || b.mass > kBodyMassMax) {
+      sink.error("invalid_mass", b.name,
+                 "body '" + b.name + "' mass " + fmt(b.mass) + " kg is not in [" + fmt(kBodyMassMin) + ", " +
+                     fmt(kBodyMassMax) + "] kg");
+    }
+    if (!inertiaOk || I.x > kBodyInertiaMax || I.y > kBodyInertiaMax || I.z > kBodyInertiaMax) {
       sink.error("invalid_mass", b.name,
                  "body '" + b.name + "' inertia (" + fmt(I.x) + ", " + fmt(I.y) + ", " + fmt(I.z) +
-                     ") kg m^2 is not positive");
+                     ") kg m^2 is not in (0, " + fmt(kBodyInertiaMax) + "]");
     } else if (I.x + I.y < I.z * (1.0 - 1e-9) || I.y + I.z < I.x * (1.0 - 1e-9) ||
                I.z + I.x < I.y * (1.0 - 1e-9)) {
       sink.warning("invalid_mass", b.name,
                    "body '" + b.name + "' inertia violates the triangle inequality: no rigid body has it");
     }
+    if (!std::isfinite(b.friction) || b.friction < 0.0 || !std::isfinite(b.rollingFriction) ||
+        b.rollingFriction < 0.0 || !std::isfinite(b.restitution) || b.restitution < 0.0 ||
+        b.restitution > 1.0 || !std::isfinite(b.linearDamping) || b.linearDamping < 0.0 ||
+        !std::isfinite(b.angularDamping) || b.angularDamping < 0.0) {
+      sink.error("invalid_material", b.name,
+                 "body '" + b.name + "' friction, restitution or damping out of range");
+    }
+  }
+  // --- Joints: one per non-root body, between it and its parent; drives and limits in range ---
+  std::vector<int> jointsOfChild(static_cast<size_t>(n), 0);
+  for (const JointDef& j : asset.joints) {
+    if (j.parentBody < 0 || j.parentBody >= n || j.childBody < 0 || j.childBody >= n ||
+        asset.bodies[static_cast<size_t>(j.childBody)].parentBody != j.parentBody) {
+      sink.error("bad_topology", j.name,
+                 "joint '" + j.name + "' connects bodies " + std::to_string(j.parentBody) + " and " +
+                     std::to_string(j.childBody) + ", which are not a parent and its child");
+      continue;
+    }
+    ++jointsOfChild[static_cast<size_t>(j.childBody)];
+    if (!unitRotation(j.bodyAFromJoint) || !unitRotation(j.bodyBFromJoint)) {
+      sink.error("degenerate_frame", j.name,
+                 "joint '" + j.name + "': a joint frame is not a finite rigid transform");
+    }
+    const JointPreset& p = j.preset;
+    if (!std::isfinite(p.driveStiffness) || p.driveStiffness < 0.0 || p.driveStiffness > kDriveStiffnessMax) {
+      sink.error("invalid_drive", j.name,
+                 "joint '" + j.name + "' stiffness " + fmt(p.driveStiffness) + " N m/rad is not in [0, " +
+                     fmt(kDriveStiffnessMax) + "]");
+    }
+    if (!std::isfinite(p.driveDamping) || p.driveDamping < 0.0 || p.driveDamping > kDriveDampingMax) {
+      sink.error("invalid_drive", j.name,
+                 "joint '" + j.name + "' damping " + fmt(p.driveDamping) + " N m s/rad is not in [0, " +
+                     fmt(kDriveDampingMax) + "]");
+    }
+    if (std::isnan(p.maxDriveTorque) || p.maxDriveTorque <= 0.0 || std::isnan(j.breakForce) ||
+        j.breakForce <= 0.0 || std::isnan(j.breakTorque) || j.breakTorque <= 0.0) {
+      sink.error("invalid_drive", j.name, "joint '" + j.name + "': max torque and break limits must be > 0");
+    }
+    for (int a = 0; a < 3; ++a) {
+      const double lo = p.angularLower[a];
+      const double hi = p.angularUpper[a];
+      if (!limitInRange(lo, hi, a)) {
+        sink.error("limit_range", j.name,
+                   "joint '" + j.name + "' axis " + "XYZ"[a] + " limits [" + fmt(lo) + ", " + fmt(hi) +
+                       "] rad: must be finite, within [-pi, pi] (Y within [-pi/2, pi/2])");
+      } else if (lo > hi) {
+        sink.warning("free_axis", j.name,
+                     "joint '" + j.name + "' axis " + std::string(1, "XYZ"[a]) +
+                         " is free (lower > upper): a ragdoll joint is rarely unlimited");
+      }
+    }
+  }
+  for (int i = 1; i < n; ++i) {
+    if (jointsOfChild[static_cast<size_t>(i)] != 1 && asset.bodies[static_cast<size_t>(i)].parentBody >= 0) {
+      sink.error("bad_topology", asset.bodies[static_cast<size_t>(i)].name,
+                 "body '" + asset.bodies[static_cast<size_t>(i)].name + "' has " +
+                     std::to_string(jointsOfChild[static_cast<size_t>(i)]) +
+                     " joints to its parent (needs 1)");
+    }
+  }
+  // --- The humanoid map: skeleton joints ---
+  if (skeleton != nullptr) {
+    for (int s = 0; s < kSlotCount; ++s) {
+      const int joint = asset.map.joint[static_cast<size_t>(s)];
+      if (joint < -1 || joint >= skeleton->jointCount()) {
+        sink.error("bad_reference", slotName(static_cast<Slot>(s)),
+                   std::string("map slot '") + slotName(static_cast<Slot>(s)) + "' refers to joint " +
+                       std::to_string(joint) + ", not in the skeleton (" +
+                       std::to_string(skeleton->jointCount()) + " joints)");
+      }
+    }
+  }
+  return findings;
+}
+
+std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& skeleton,
+                                     const ValidateOptions& o) {
+  std::vector<Finding> findings = validateRagdollStructure(asset, &skeleton);
+  Sink sink{findings};
+  const int n = static_cast<int>(asset.bodies.size());
+  if (n == 0 || n > kMaxRagdollBodies) return findings;
+  // What the structure check found wrong is left out of the bind-pose checks below.
+  bool posable = true;  // every body has a valid joint: bind poses can be computed
+  std::vector<bool> shapeOk(static_cast<size_t>(n), true);
+  for (int i = 0; i < n; ++i) {
+    const BodyDef& b = asset.bodies[static_cast<size_t>(i)];
+    if (b.joint < 0 || b.joint >= skeleton.jointCount() || !unitRotation(b.boneFromBody)) posable = false;
+    std::vector<Finding> ignored;
+    Sink quiet{ignored};
+    shapeOk[static_cast<size_t>(i)] = checkShape(b, quiet);
+    const bool massOk = std::isfinite(b.mass) && b.mass > 0.0;
     if (massOk && (b.mass < o.minBodyMass || b.mass > o.maxBodyMass)) {
       sink.warning("extreme_mass", b.name,
                    "body '" + b.name + "' mass " + fmt(b.mass) + " kg is outside [" + fmt(o.minBodyMass) +
@@ -135,16 +247,8 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
                        ": it should have a layer, collide with the static world and " +
                        "not with the character capsule");
     }
-    if (!std::isfinite(b.friction) || b.friction < 0.0 || !std::isfinite(b.rollingFriction) ||
-        b.rollingFriction < 0.0 || !std::isfinite(b.restitution) ||
-        b.restitution < 0.0 || b.restitution > 1.0 || !std::isfinite(b.linearDamping) ||
-        b.linearDamping < 0.0 || !std::isfinite(b.angularDamping) || b.angularDamping < 0.0) {
-      sink.error("invalid_material", b.name,
-                 "body '" + b.name + "' friction, restitution or damping out of range");
-    }
   }
-  // --- Joints ---
-  std::vector<int> jointsOfChild(static_cast<size_t>(n), 0);
+  // --- Joints in the bind pose: anchors, limits that exclude it ---
   std::vector<Transform> worldFromBody(static_cast<size_t>(n));
   if (posable) {
     std::vector<Transform> models(static_cast<size_t>(skeleton.jointCount()));
@@ -153,45 +257,12 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
   }
   for (const JointDef& j : asset.joints) {
     if (j.parentBody < 0 || j.parentBody >= n || j.childBody < 0 || j.childBody >= n ||
-        asset.bodies[static_cast<size_t>(j.childBody)].parentBody != j.parentBody) {
-      sink.error("bad_topology", j.name,
-                 "joint '" + j.name + "' connects bodies " + std::to_string(j.parentBody) + " and " +
-                     std::to_string(j.childBody) + ", which are not a parent and its child");
+        asset.bodies[static_cast<size_t>(j.childBody)].parentBody != j.parentBody ||
+        !unitRotation(j.bodyAFromJoint) || !unitRotation(j.bodyBFromJoint))
       continue;
-    }
-    ++jointsOfChild[static_cast<size_t>(j.childBody)];
-    if (!unitRotation(j.bodyAFromJoint) || !unitRotation(j.bodyBFromJoint)) {
-      sink.error("degenerate_frame", j.name,
-                 "joint '" + j.name + "': a joint frame is not a finite rigid transform");
-      continue;
-    }
     const JointPreset& p = j.preset;
-    if (!std::isfinite(p.driveStiffness) || p.driveStiffness < 0.0 || !std::isfinite(p.driveDamping) ||
-        p.driveDamping < 0.0 || std::isnan(p.maxDriveTorque) || p.maxDriveTorque <= 0.0 ||
-        std::isnan(j.breakForce) || j.breakForce <= 0.0 || std::isnan(j.breakTorque) ||
-        j.breakTorque <= 0.0) {
-      sink.error(
-          "invalid_drive", j.name,
-          "joint '" + j.name + "': stiffness and damping must be >= 0, max torque and break limits > 0");
-    }
     bool rangeOk = true;
-    for (int a = 0; a < 3; ++a) {
-      const double lo = p.angularLower[a];
-      const double hi = p.angularUpper[a];
-      const double bound = a == 1 ? 0.5 * kPi : kPi;
-      if (!std::isfinite(lo) || !std::isfinite(hi) || std::abs(lo) > kPi + 1e-9 ||
-          std::abs(hi) > kPi + 1e-9 ||
-          (lo <= hi && (std::abs(lo) > bound + 1e-9 || std::abs(hi) > bound + 1e-9))) {
-        sink.error("limit_range", j.name,
-                   "joint '" + j.name + "' axis " + "XYZ"[a] + " limits [" + fmt(lo) + ", " + fmt(hi) +
-                       "] rad: must be finite, within [-pi, pi] (Y within [-pi/2, pi/2])");
-        rangeOk = false;
-      } else if (lo > hi) {
-        sink.warning("free_axis", j.name,
-                     "joint '" + j.name + "' axis " + std::string(1, "XYZ"[a]) +
-                         " is free (lower > upper): a ragdoll joint is rarely unlimited");
-      }
-    }
+    for (int a = 0; a < 3; ++a) rangeOk = rangeOk && limitInRange(p.angularLower[a], p.angularUpper[a], a);
     if (!posable || !shapeOk[static_cast<size_t>(j.parentBody)] || !shapeOk[static_cast<size_t>(j.childBody)])
       continue;
     const Transform worldFromJointA = worldFromBody[static_cast<size_t>(j.parentBody)] * j.bodyAFromJoint;
@@ -219,14 +290,6 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
       }
     }
   }
-  for (int i = 1; i < n; ++i) {
-    if (jointsOfChild[static_cast<size_t>(i)] != 1 && asset.bodies[static_cast<size_t>(i)].parentBody >= 0) {
-      sink.error("bad_topology", asset.bodies[static_cast<size_t>(i)].name,
-                 "body '" + asset.bodies[static_cast<size_t>(i)].name + "' has " +
-                     std::to_string(jointsOfChild[static_cast<size_t>(i)]) +
-                     " joints to its parent (needs 1)");
-    }
-  }
   // --- Plausibility: scale, proportions, sides, head and pelvis (bodies on the bind pose) ---
   if (posable) {
     std::vector<Transform> models(static_cast<size_t>(skeleton.jointCount()));
@@ -235,7 +298,8 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
     g.floorY = std::numeric_limits<double>::infinity();  // the skeleton's lowest joint or tip
     for (int j = 0; j < skeleton.jointCount(); ++j) {
       const Transform& m = models[static_cast<size_t>(j)];
-      g.floorY = std::min({g.floorY, m.translation.y, m.transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]).y});
+      g.floorY = std::min(
+          {g.floorY, m.translation.y, m.transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]).y});
     }
     Vec3 feet{0.0};
     for (int i = 0; i < n; ++i) {
@@ -246,7 +310,8 @@ std::vector<Finding> validateRagdoll(const RagdollAsset& asset, const Skeleton& 
       g.joint[slot] = models[static_cast<size_t>(b.joint)].translation;
       if (b.shape.type == ShapeType::Capsule) g.length[slot] = 2.0 * b.shape.halfHeight;
       if (b.slot == Slot::FootL || b.slot == Slot::FootR) {
-        Vec3 v = worldFromBody[static_cast<size_t>(i)].translation - models[static_cast<size_t>(b.joint)].translation;
+        Vec3 v = worldFromBody[static_cast<size_t>(i)].translation -
+                 models[static_cast<size_t>(b.joint)].translation;
         v.y = 0.0;
         if (glm::length(v) > 1e-6) feet += glm::normalize(v);
       }

@@ -1,10 +1,13 @@
 // Character: the stable public face of the state machine (controller.h). Every call goes to
 // Character::Impl (character_impl.h); nothing here holds state.
 #include "controller/character_impl.h"
+#include "handoff/asset.h"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace handoff {
 
@@ -68,6 +71,16 @@ Result<std::unique_ptr<Character>> Character::create(
     const CharacterSettings& settings, const Transform& worldFromRoot, std::span<const Transform> locals) {
   if (Status s = skeleton.validate(); !s) return Error{"skeleton: " + s.error()};
   if (!asset) return Error{"no ragdoll asset"};
+  // A broken asset (a joint cycle, an index out of range, a mass of 1e308 kg) is refused here, not
+  // thrown out of the world at the first step.
+  if (const std::vector<Finding> found = validateRagdollStructure(*asset, &skeleton); hasErrors(found)) {
+    std::string message = "ragdoll asset:";
+    for (const Finding& f : found) {
+      if (f.severity == Finding::Severity::Error) message += " " + f.message + ";";
+    }
+    message.pop_back();
+    return Error{message};
+  }
   const size_t n = static_cast<size_t>(skeleton.jointCount());
   if (locals.size() != n) {
     return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <system_error>
 #include <unordered_map>
 #include <utility>
@@ -142,6 +143,13 @@ std::string quoted(std::string_view text) {
   return out;
 }
 
+/// Joint nesting the parser follows (ROOT is level 1): a deeper chain is refused, not parsed
+/// recursively into a stack overflow. Human rigs nest about 10 levels, a hand's fingers 15.
+constexpr int kMaxBvhDepth = 256;
+/// "Frame Time:" accepted: 10 kHz capture to one frame a minute. [s]
+constexpr double kMinFrameTime = 1e-4;
+constexpr double kMaxFrameTime = 60.0;
+
 /// Thrown inside the parser only, turned into an Error by checkBvh (never crosses the API).
 struct ParseFailure {
   int line;
@@ -158,7 +166,7 @@ class Parser {
     if (header.text != "HIERARCHY") fail(header.line, "expected HIERARCHY, found " + quoted(header.text));
     const Token root = lexer_.next();
     if (root.text != "ROOT") fail(root.line, "expected ROOT, found " + quoted(root.text));
-    parseJoint(-1, root.line, "ROOT");
+    parseJoint(-1, root.line, "ROOT", 1);
 
     const Token motion = lexer_.next();
     if (motion.text == "}") fail(motion.line, "unbalanced braces: '}' closes no joint");
@@ -188,7 +196,10 @@ class Parser {
     return Vec3{x, y, z};
   }
 
-  void parseJoint(int parent, int keywordLine, const char* keyword) {
+  void parseJoint(int parent, int keywordLine, const char* keyword, int depth) {
+    if (depth > kMaxBvhDepth) {
+      fail(keywordLine, "joints nested deeper than " + std::to_string(kMaxBvhDepth) + " levels");
+    }
     const Token name = lexer_.next();
     if (name.text.empty() || name.text == "{" || name.text == "}") {
       fail(name.line, std::string("expected a joint name after ") + keyword + ", found " + quoted(name.text));
@@ -230,7 +241,7 @@ class Parser {
         parseChannels(index, token.line);
       } else if (token.text == "JOINT") {
         sawChildJoint = true;
-        parseJoint(index, token.line, "JOINT");
+        parseJoint(index, token.line, "JOINT", depth + 1);
       } else if (token.text == "End") {
         const Token site = lexer_.next();
         if (site.text != "Site") fail(site.line, "expected 'End Site', found 'End' " + quoted(site.text));
@@ -347,6 +358,9 @@ class Parser {
     if (!parseNumber(timeToken.text, frameTime) || frameTime <= 0.0) {
       fail(timeToken.line,
            "expected a positive frame time in seconds after 'Frame Time:', found " + quoted(timeToken.text));
+    }
+    if (frameTime < kMinFrameTime || frameTime > kMaxFrameTime) {
+      fail(timeToken.line, "Frame Time " + quoted(timeToken.text) + " is outside [0.0001, 60] s");
     }
     if (!lexer_.lineRestEmpty()) {
       fail(timeToken.line, "unexpected " + quoted(lexer_.next().text) + " after the frame time");

@@ -39,7 +39,7 @@ struct BvhData {
   std::vector<BvhJoint> joints;  ///< File order: parents before children (parents[i] < i).
   int valuesPerFrame = 0;        ///< Sum of all joints' channel counts.
   int frameCount = 0;            ///< As declared by "Frames:" (and verified against the lines).
-  double frameTime = 0.0;        ///< As declared by "Frame Time:". [s] (> 0)
+  double frameTime = 0.0;        ///< As declared by "Frame Time:". [s] [0.0001, 60]
   int motionLine = 0;            ///< Line of the MOTION keyword.
   /// Channel values as written (positions in file units, rotations in degrees), frame-major:
   /// values[frame * valuesPerFrame + joint.firstValue + channel].
@@ -51,7 +51,8 @@ struct BvhData {
 /// Verifies: HIERARCHY / ROOT / JOINT / End Site / OFFSET / CHANNELS / MOTION / Frames /
 /// Frame Time structure and balanced braces, channel names and counts (CHANNELS n must list n
 /// known names on its line, no repeats), every number (full consumption, finite), a positive
-/// frame time, exactly `Frames:` non-empty frame lines each holding valuesPerFrame numbers.
+/// frame time in [0.0001, 60] s, joints nested at most 256 levels, exactly `Frames:` non-empty frame lines
+/// each holding valuesPerFrame numbers.
 Result<BvhData> checkBvh(std::string_view text, const std::string& sourceName);
 
 /// Local transform (parentFromJoint) of a joint at a frame, from the checked text in double

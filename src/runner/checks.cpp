@@ -4,6 +4,7 @@
 #include "runner/runner_internal.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace handoff::runner_detail {
@@ -30,8 +31,9 @@ ThresholdCheck atMost(std::string name, std::string description, std::string uni
                    value,
                    threshold,
                    true,
-                   value <= threshold,
+                   std::isfinite(value) && value <= threshold,
                    ""};
+  if (!std::isfinite(value)) c.note = "the figure is not a finite number: the run produced garbage";
   return c;
 }
 
@@ -44,8 +46,9 @@ ThresholdCheck atLeast(std::string name, std::string description, std::string un
                    value,
                    threshold,
                    true,
-                   value >= threshold,
+                   std::isfinite(value) && value >= threshold,
                    ""};
+  if (!std::isfinite(value)) c.note = "the figure is not a finite number: the run produced garbage";
   return c;
 }
 
@@ -445,6 +448,18 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
   checks.push_back(atMost("robustness.no_body_left_world",
                           "bodies the engine disabled (left the world or became non-finite)", "count",
                           counters.bodiesLeftWorld, 0.0));
+
+  // A run that lost bodies out of the world measured garbage: none of its checks passes (a body of
+  // 1e308 kg threw every body out while the pop check read -1e303 as a pass).
+  if (counters.bodiesLeftWorld > 0) {
+    for (ThresholdCheck& c : checks) {
+      if (c.name == "robustness.no_body_left_world" || !c.pass) continue;
+      c.pass = false;
+      c.note = fmt("the run lost %.0f bodies out of the world: its figures are not trusted",
+                   counters.bodiesLeftWorld) +
+               (c.note.empty() ? "" : "; " + c.note);
+    }
+  }
 
   // Powered and partial ragdolls: events the Character could not run.
   for (const std::string& line : r.notRun) {
