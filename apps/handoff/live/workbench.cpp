@@ -284,8 +284,14 @@ Status Workbench::startSession(const Scenario& requested, const Tuning& tuning, 
   next->session = std::move(started).value();
   ScenarioSession& session = *next->session;
   next->pelvisBody = std::max(0, session.asset().bodyForSlot(Slot::Pelvis));
-  // Fast-forward, not streamed.
+  // Fast-forward, not streamed; bounded in wall time so that no setting wedges the session.
+  const auto fastForwardStart = Clock::now();
   while (session.time() + 0.5 * dt < fastForwardTo && session.step()) {
+    if (session.frame() % 64 == 0 && msSince(fastForwardStart) > options_.maxStartSeconds * 1e3) {
+      return Error{"the re-simulation to " + std::to_string(fastForwardTo) + " s took longer than " +
+                   std::to_string(static_cast<int>(options_.maxStartSeconds)) + " s (stopped at " +
+                   std::to_string(session.time()) + " s): the settings are too costly for the workbench"};
+    }
   }
 
   // The rig the page draws: this session's skeleton, bodies, joints and skin, one frame.
@@ -435,6 +441,17 @@ Result<json> Workbench::command(const json& command) {
   const double eventTime = (session.frame() + 1) * session.scenario().settings.dt;
   Result<ScenarioEvent> event = eventFromCommand(command, triggerContext(eventTime));
   if (!event) return Error{event.error()};
+  if (const auto* partial = std::get_if<ScenarioEvent::Partial>(&event->payload)) {
+    // The names checked here, one lookup each, before the scenario's validation (which suggests
+    // a near name for every unknown one): the first unknown name answers.
+    for (const auto& [name, weight] : partial->bodies) {
+      if (character_->skeleton.findJoint(name) < 0 && !slotFromName(name)) {
+        return Error{"partial: bodies." + name.substr(0, 100) +
+                     ": no bone of the character or slot name such as 'chest' (" +
+                     std::to_string(partial->bodies.size()) + " names given)"};
+      }
+    }
+  }
   if (Status a = session.addEvent(*event); !a) return Error{a.error()};
   bumpLog();
   Scenario one = session.scenario();
@@ -490,6 +507,7 @@ Result<json> Workbench::tune(const json& request) {
           t.joints.erase(name);
           continue;
         }
+        if (!fields.is_object()) return Error{"joints." + name + ": expected an object of fields or null"};
         JointEdit& e = t.joints[name];
         for (const auto& [key, value] : fields.items()) {
           const std::string path = "joints." + name + "." + key;
@@ -498,7 +516,10 @@ Result<json> Workbench::tune(const json& request) {
             if (value.is_null()) {
               field.reset();
             } else {
-              if (!value.is_array() || value.size() != 3) return Error{path + ": expected [x, y, z] rad"};
+              if (!value.is_array() || value.size() != 3 ||
+                  !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number(); })) {
+                return Error{path + ": expected [x, y, z] rad"};
+              }
               field = Vec3{value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
             }
           } else if (key == "stiffness" || key == "damping" || key == "maxTorque") {
@@ -525,6 +546,7 @@ Result<json> Workbench::tune(const json& request) {
           t.bodies.erase(name);
           continue;
         }
+        if (!fields.is_object()) return Error{"bodies." + name + ": expected an object of fields or null"};
         BodyEdit& e = t.bodies[name];
         for (const auto& [key, value] : fields.items()) {
           const std::string path = "bodies." + name + "." + key;
@@ -550,6 +572,12 @@ Result<json> Workbench::tune(const json& request) {
       }
       Result<Scenario> loaded = loadScenarioJson(j.dump(), "tuning");
       if (!loaded) return Error{loaded.error()};
+      // The loader takes any dt in (0, 0.1]; the workbench re-simulates and plays in real time, so
+      // a step far smaller would wedge the session (1e-9 s: 1e9 steps a second of play).
+      if (loaded->settings.dt < kMinDt) {
+        return Error{"settings.dt: " + std::to_string(loaded->settings.dt) + " s is below the workbench's " +
+                     std::to_string(kMinDt) + " s (range [0.001, 0.1])"};
+      }
       loaded->sourceName = b.sourceName;
       loaded->baseDir = b.baseDir;
       b = std::move(loaded).value();
@@ -595,7 +623,25 @@ Result<Scenario> Workbench::scenarioSoFar() {
   return s;
 }
 
-Result<json> Workbench::save(const std::string& requested) {
+std::vector<std::string> Workbench::existingOutputs(const std::string& requested, bool replay) const {
+  std::vector<std::string> found;
+  Result<std::string> name = outputName(requested, "save");
+  if (!name) return found;
+  std::vector<std::string> files;
+  if (replay) {
+    files = {*name + ".glb"};
+  } else {
+    files = {*name + ".json", *name + ".asset.json"};
+    if (uploaded_) files.push_back(*name + ".character" + fs::path(characterPath_).extension().string());
+  }
+  for (const std::string& f : files) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(options_.outDir / f, ec))) found.push_back(f);
+  }
+  return found;
+}
+
+Result<json> Workbench::save(const std::string& requested, bool overwrite) {
   if (!session_) return Error{"no session"};
   Result<std::string> name = outputName(requested, "save");
   if (!name) return Error{name.error()};
@@ -610,22 +656,31 @@ Result<json> Workbench::save(const std::string& requested) {
   s.ragdoll.asset = *name + ".asset.json";
   s.ragdoll.build = ScenarioBuild{};
   s.ragdoll.totalMass = ScenarioRagdoll{}.totalMass;
+  for (const std::string& f : existingOutputs(*name, false)) {
+    std::error_code link;
+    if (!overwrite) return Error{"save: '" + f + "' exists (save again with overwrite to replace it)"};
+    if (fs::is_symlink(options_.outDir / f, link)) return Error{"save: '" + f + "' is a symlink: refused"};
+  }
   json written = json::object();
   if (uploaded_) {
     // The upload goes next to the scenario (the temporary folder does not outlive the server).
     const fs::path from(characterPath_);
     const std::string copy = *name + ".character" + from.extension().string();
-    fs::copy_file(from, options_.outDir / copy, fs::copy_options::overwrite_existing, ec);
-    if (ec) return Error{"save: cannot copy the uploaded character: " + ec.message()};
+    std::ifstream in(from, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (!in) return Error{"save: cannot read the uploaded character"};
+    if (Status w = writeOutputFile(options_.outDir / copy, bytes.str(), overwrite); !w)
+      return Error{"save: " + w.error()};
     s.character.file = copy;
     written["character"] = (options_.outDir / copy).string();
   }
   const fs::path assetPath = options_.outDir / (*name + ".asset.json");
   const fs::path scenarioPath = options_.outDir / (*name + ".json");
-  if (!writeText(assetPath, saveRagdollJson(session.asset())))
-    return Error{"save: cannot write " + assetPath.string()};
-  if (!writeText(scenarioPath, saveScenarioJson(s)))
-    return Error{"save: cannot write " + scenarioPath.string()};
+  if (Status w = writeOutputFile(assetPath, saveRagdollJson(session.asset()), overwrite); !w)
+    return Error{"save: " + w.error()};
+  if (Status w = writeOutputFile(scenarioPath, saveScenarioJson(s), overwrite); !w)
+    return Error{"save: " + w.error()};
   written["scenario"] = scenarioPath.string();
   written["asset"] = assetPath.string();
   written["frames"] = session.frame();
@@ -635,7 +690,7 @@ Result<json> Workbench::save(const std::string& requested) {
   return written;
 }
 
-Result<std::string> Workbench::exportReplay(const std::string& requested) {
+Result<std::string> Workbench::exportReplay(const std::string& requested, bool overwrite) {
   if (!session_) return Error{"no session"};
   Result<std::string> name = outputName(requested, "export");
   if (!name) return Error{name.error()};
@@ -653,8 +708,16 @@ Result<std::string> Workbench::exportReplay(const std::string& requested) {
   replay.name = *name;
   std::error_code ec;
   fs::create_directories(options_.outDir, ec);
+  // Written in the scratch folder, then copied out as save() writes (no symlink followed).
+  const fs::path draft = options_.scratchDir / "export.glb";
+  if (Status w = writeReplayGlb(replay, draft.string()); !w) return Error{"export: " + w.error()};
+  std::ifstream in(draft, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  in.close();
+  fs::remove(draft, ec);
   const fs::path path = options_.outDir / (*name + ".glb");
-  if (Status w = writeReplayGlb(replay, path.string()); !w) return Error{"export: " + w.error()};
+  if (Status w = writeOutputFile(path, bytes.str(), overwrite); !w) return Error{"export: " + w.error()};
   return path.string();
 }
 
