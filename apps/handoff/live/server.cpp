@@ -2,7 +2,7 @@
 
 #include "live/files.h"
 #include "live/guard.h"
-#include "live/request_json.h"
+#include "live/requests.h"
 #include "live/task_pool.h"
 #include "live/workbench.h"
 
@@ -20,7 +20,6 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -149,11 +148,15 @@ bool readFile(const fs::path& path, std::string& out) {
   return true;
 }
 
-void sendError(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(json{{"ok", false}, {"error", message}}.dump(), kJsonType);
+/// A reply as JSON text (bytes that are not UTF-8, from names a request gave, replaced).
+void sendReply(httplib::Response& res, const Reply& r) {
+  res.status = r.status;
+  res.set_content(r.body.dump(-1, ' ', false, json::error_handler_t::replace), kJsonType);
 }
-void sendJson(httplib::Response& res, const json& j) { res.set_content(j.dump(), kJsonType); }
+void sendError(httplib::Response& res, int status, const std::string& message) {
+  sendReply(res, errorReply(status, message));
+}
+void sendJson(httplib::Response& res, const json& j) { sendReply(res, {200, j}); }
 
 bool loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
@@ -183,13 +186,17 @@ std::string startOrigin(const ServerOptions& options) {
 class Server {
  public:
   Server(const ServerOptions& options, const fs::path& scratch)
-      : options_(options), uploads_(scratch, options.maxUploadBytes, options.maxUploadTotalBytes), wb_([&] {
-          WorkbenchOptions w;
-          w.dataDir = options.dataDir;
-          w.outDir = options.outDir;
-          w.scratchDir = scratch;
-          return w;
-        }()) {}
+      : options_(options),
+        requests_([&] {
+          RequestsOptions r;
+          r.workbench.dataDir = options.dataDir;
+          r.workbench.outDir = options.outDir;
+          r.workbench.scratchDir = scratch;
+          r.maxUploadBytes = options.maxUploadBytes;
+          r.maxUploadTotalBytes = options.maxUploadTotalBytes;
+          return r;
+        }()),
+        wb_(requests_.workbench()) {}
 
   Status open() {
     std::lock_guard lock(mutex_);
@@ -277,115 +284,21 @@ class Server {
       const std::string file = req.get_param_value("file");
       std::lock_guard lock(mutex_);
       // Only what this server wrote (save, export), by its file name.
-      const auto it = std::find_if(written_.begin(), written_.end(),
-                                   [&](const fs::path& p) { return p.filename().string() == file; });
+      const std::optional<fs::path> it = requests_.written(file);
       std::string bytes;
-      if (it == written_.end() || !readFile(*it, bytes)) return sendError(res, 404, "not found");
+      if (!it || !readFile(*it, bytes)) return sendError(res, 404, "not found");
       res.set_header("Content-Disposition", "attachment; filename=\"" + it->filename().string() + "\"");
       res.set_content(bytes, contentType(*it));
     });
 
-    http.Post("/api/command", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        Result<json> r = wb_.command(body);
-        publishLocked();
-        if (!r) return sendError(res, 400, r.error());
-        sendJson(res, *r);
-      });
-    });
-    http.Post("/api/tune", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        Result<json> r = wb_.tune(body);
-        publishLocked();
-        if (!r) return sendError(res, 400, r.error());
-        sendJson(res, *r);
-      });
-    });
-    http.Post("/api/load", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        if (!body.contains("file") || !body["file"].is_string())
-          return sendError(res, 400, "load: {\"file\": ...}");
-        const std::string name = body["file"].get<std::string>();
-        Result<fs::path> path = resolveInside(options_.dataDir, name);
-        if (!path) return sendError(res, 400, "load: " + path.error());
-        if (!isCharacterFile(path->string())) {
-          return sendError(res, 400,
-                           "load: '" + name + "' is not a character file (bvh, glb, gltf, fbx, dae)");
-        }
-        std::lock_guard lock(mutex_);
-        Status st = wb_.open(wb_.scenarioForCharacter(path->string()), "data: " + name);
-        if (st) uploads_.retainOnly({});
-        publishLocked();
-        if (!st) return sendError(res, 400, st.error());
-        sendJson(res, {{"ok", true}, {"sessionId", wb_.sessionId()}});
-      });
-    });
-    http.Post("/api/upload", [this](const httplib::Request& req, httplib::Response& res) {
-      const std::string name = req.get_param_value("name");
-      std::lock_guard lock(mutex_);
-      if (!isCharacterFile(name)) {
-        return sendError(res, 400,
-                         "upload refused: '" + name.substr(0, 100) +
-                             "' is not a character file (bvh, glb, gltf, fbx, dae)");
-      }
-      Result<fs::path> stored = uploads_.store(name, req.body);
-      if (!stored) return sendError(res, 400, stored.error());
-      Status st = wb_.open(wb_.scenarioForCharacter(stored->string()), "upload: " + name);
-      if (st) {
-        wb_.markUploaded();
-        uploads_.retainOnly(*stored);  // the upload it replaces is not needed any more
-      } else {
-        uploads_.remove(*stored);
-      }
-      publishLocked();
-      if (!st) {
-        // The message names the file as the user knows it, not its place in the scratch folder.
-        std::string message = st.error();
-        const std::string where = stored->string();
-        for (std::size_t at = message.find(where); at != std::string::npos;
-             at = message.find(where, at + name.size())) {
-          message.replace(at, where.size(), name);
-        }
-        return sendError(res, 400, message);
-      }
-      sendJson(res, {{"ok", true}, {"sessionId", wb_.sessionId()}});
-    });
-    http.Post("/api/save", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        const std::string name = body.value("name", std::string("live_session"));
-        const bool overwrite = body.value("overwrite", false);
-        if (!overwrite && conflict(res, wb_.existingOutputs(name, false))) return;
-        Result<json> r = wb_.save(name, overwrite);
-        publishLocked();
-        if (!r) return sendError(res, 400, r.error());
-        json out = *r;
-        for (const char* key : {"scenario", "asset", "character"}) {
-          if (!out.contains(key)) continue;
-          written_.insert(fs::path(out[key].get<std::string>()));
-          out[std::string(key) + "Url"] =
-              "api/download?file=" + fs::path(out[key].get<std::string>()).filename().string();
-        }
-        out["ok"] = true;
-        sendJson(res, out);
-      });
-    });
-    http.Post("/api/export", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        const std::string name = body.value("name", std::string("live_session"));
-        const bool overwrite = body.value("overwrite", false);
-        if (!overwrite && conflict(res, wb_.existingOutputs(name, true))) return;
-        Result<std::string> r = wb_.exportReplay(name, overwrite);
-        if (!r) return sendError(res, 400, r.error());
-        written_.insert(fs::path(*r));
-        sendJson(
-            res,
-            {{"ok", true}, {"glb", *r}, {"glbUrl", "api/download?file=" + fs::path(*r).filename().string()}});
-      });
-    });
+    // The POST requests (requests.h), under the lock, then what changed goes out on the stream.
+    http.Post(R"(/api/(command|tune|load|upload|save|export))",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                std::lock_guard lock(mutex_);
+                const Reply r = requests_.post(req.matches[1].str(), req.get_param_value("name"), req.body);
+                publishLocked();
+                sendReply(res, r);
+              });
 
     // The page: web/ (live.html at /).
     http.Get(R"(/(.*))", [this](const httplib::Request& req, httplib::Response& res) {
@@ -442,27 +355,6 @@ class Server {
   void close() { hub_.close(); }
 
  private:
-  template <class F>
-  void withJson(const httplib::Request& req, httplib::Response& res, F&& f) {
-    const Result<json> body = parseRequestJson(req.body);
-    if (!body) return sendError(res, 400, body.error());
-    try {
-      f(*body);
-    } catch (const json::exception& e) {
-      sendError(res, 400, std::string("bad request: ") + e.what());
-    }
-  }
-
-  /// 409 when a save or export would replace files (the request did not say overwrite).
-  static bool conflict(httplib::Response& res, const std::vector<std::string>& existing) {
-    if (existing.empty()) return false;
-    std::string names;
-    for (const std::string& f : existing) names += (names.empty() ? "" : ", ") + f;
-    sendError(res, 409,
-              "not saved: " + names + " already in the output folder (save with overwrite to replace)");
-    return true;
-  }
-
   void publishLocked() {
     if (hub_.stateVersion() != wb_.stateVersion()) hub_.publishState(wb_.stateVersion(), wb_.state().dump());
     if (hub_.logVersion() != wb_.logVersion()) hub_.publishLog(wb_.logVersion(), wb_.log().dump());
@@ -471,10 +363,9 @@ class Server {
   }
 
   const ServerOptions& options_;
-  std::mutex mutex_;  // guards wb_, uploads_, written_
-  UploadStore uploads_;
-  Workbench wb_;
-  std::set<fs::path> written_;
+  std::mutex mutex_;  // guards requests_ (and wb_, its workbench)
+  Requests requests_;
+  Workbench& wb_;
   Hub hub_;
   std::atomic<int> streams_{0};
 };
