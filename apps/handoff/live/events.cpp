@@ -264,6 +264,11 @@ Result<RagdollAsset> applyEdits(const RagdollAsset& asset, const Tuning& tuning)
       for (int a = 0; a < 3; ++a) inertia[a] *= (*after)[i][a] / (*before)[i][a];
     }
   }
+  // Every value within the asset loader's ranges: tuning takes what a file may hold, no more.
+  if (!tuning.joints.empty() || !tuning.bodies.empty()) {
+    Result<RagdollAsset> checked = loadRagdollJson(saveRagdollJson(out), "tuning");
+    if (!checked) return Error{checked.error()};
+  }
   return out;
 }
 
