@@ -356,6 +356,11 @@ TEST_F(LiveServerTest, RefusedAndReplacedUploadsAreDeleted) {
   EXPECT_EQ(request("POST", "/api/upload?name=first.bvh", bvh).status, 200);
   EXPECT_EQ(request("POST", "/api/upload?name=second.bvh", bvh).status, 200);
   EXPECT_EQ(count(), 1);  // the first, replaced, is gone
+  // Finding 14: a long name lost its extension (the importer then guessed the format).
+  const std::string longName = std::string(100, 'n') + ".bvh";
+  const Reply longUpload = request("POST", "/api/upload?name=" + longName, bvh);
+  EXPECT_EQ(longUpload.status, 200) << longUpload.body;
+  for (const auto& e : fs::directory_iterator(uploads)) EXPECT_EQ(e.path().extension(), ".bvh") << e.path();
   EXPECT_EQ(request("POST", "/api/load", R"({"file":"deepmimic/humanoid3d_run.bvh"})").status, 200);
   EXPECT_EQ(count(), 0);
 }
