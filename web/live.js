@@ -84,11 +84,18 @@ function setStatus(text, isError = false) {
   if (isError) live.errors.push(text);
 }
 
+// The session's secret (docs/WORKBENCH.md, "Security"): handoff live prints it in the page's URL;
+// every API request carries it (a header, or the `token` parameter where no header can be set:
+// the event stream, the rig, download links).
+const token = new URLSearchParams(location.search).get('token') ?? '';
+const withToken = (url) => `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`;
+live.withToken = withToken;
+
 async function api(path, body, { raw = false } = {}) {
-  const response = await fetch(path, body === undefined ? { cache: 'no-store' } : {
+  const response = await fetch(path, body === undefined ? { cache: 'no-store', headers: { 'X-Handoff-Token': token } } : {
     method: 'POST',
     body: raw ? body : JSON.stringify(body),
-    headers: raw ? { 'Content-Type': 'application/octet-stream' } : { 'Content-Type': 'application/json' },
+    headers: { 'Content-Type': raw ? 'application/octet-stream' : 'application/json', 'X-Handoff-Token': token },
   });
   let json = null;
   try {
@@ -96,8 +103,21 @@ async function api(path, body, { raw = false } = {}) {
   } catch {
     json = { ok: false, error: `HTTP ${response.status}` };
   }
-  if (!response.ok || json?.ok === false) throw new Error(json?.error ?? `HTTP ${response.status}`);
+  if (!response.ok || json?.ok === false) {
+    throw Object.assign(new Error(json?.error ?? `HTTP ${response.status}`), { status: response.status });
+  }
   return json;
+}
+
+/// A save or an export; when its files exist already (409), replaced only if the user agrees.
+async function saveAs(path) {
+  const body = { name: $('saveName').value };
+  try {
+    return await api(path, body);
+  } catch (e) {
+    if (e.status !== 409 || !window.confirm(`${e.message}\nReplace them?`)) throw e;
+    return api(path, { ...body, overwrite: true });
+  }
 }
 live.api = api;
 
@@ -119,7 +139,7 @@ live.command = command;
 // --- the stream ---------------------------------------------------------------------------------
 
 function connect() {
-  const source = new EventSource('api/stream');
+  const source = new EventSource(withToken('api/stream'));
   source.onopen = () => {
     live.marks.streamOpen ??= performance.now();
     live.connected = true;
@@ -153,7 +173,7 @@ function connect() {
 
 async function loadRig(doc) {
   const sid = doc.sessionId;
-  const gltf = await new GLTFLoader().loadAsync(doc.rig);
+  const gltf = await new GLTFLoader().loadAsync(withToken(doc.rig));
   const extras = gltf.scene.userData?.handoff;
   if (!extras) throw new Error('the rig has no scene.extras.handoff');
   if (current) {
@@ -879,12 +899,12 @@ view.addEventListener('drop', (e) => {
 
 $('btnSave').addEventListener('click', async () => {
   try {
-    const r = await api('api/save', { name: $('saveName').value });
+    const r = await saveAs('api/save');
     live.saved = r;
     const links = [['scenario', r.scenarioUrl], ['asset', r.assetUrl]];
     $('saved').replaceChildren(...links.map(([label, url]) => {
       const a = document.createElement('a');
-      a.href = url;
+      a.href = withToken(url);
       a.textContent = label;
       a.download = '';
       return a;
@@ -896,9 +916,9 @@ $('btnSave').addEventListener('click', async () => {
 });
 $('btnExport').addEventListener('click', async () => {
   try {
-    const r = await api('api/export', { name: $('saveName').value });
+    const r = await saveAs('api/export');
     live.exported = r;
-    const a = Object.assign(document.createElement('a'), { href: r.glbUrl, textContent: 'replay .glb', download: '' });
+    const a = Object.assign(document.createElement('a'), { href: withToken(r.glbUrl), textContent: 'replay .glb', download: '' });
     $('saved').append(' ', a);
     setStatus(`exported ${r.glb}`);
   } catch (e) {

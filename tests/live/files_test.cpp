@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -97,6 +100,10 @@ TEST(SafeFileName, KeepsOnlyAPlainName) {
   EXPECT_EQ(*safeFileName("C:\\Users\\me\\walk cycle.bvh"), "walk_cycle.bvh");
   EXPECT_EQ(*safeFileName("r\xc3\xa9sum\xc3\xa9.glb"), "r__sum__.glb");
   EXPECT_EQ(safeFileName(std::string(200, 'a') + ".bvh")->size(), 96u);
+  // Issue 27, finding 14: a long name kept its first 96 characters and lost its extension, so the
+  // importer's format checks were skipped.
+  EXPECT_EQ(*safeFileName(std::string(100, 'b') + ".glb"), std::string(92, 'b') + ".glb");
+  EXPECT_TRUE(isCharacterFile(*safeFileName(std::string(300, 'c') + ".gltf")));
   for (const char* bad : {"", "/", "..", ".hidden.bvh", "___", "dir/"}) {
     EXPECT_FALSE(safeFileName(bad)) << bad;
   }
@@ -127,6 +134,58 @@ TEST_F(FilesTest, UploadsAreBoundedAndStayInTheirFolder) {
     ++files;
   EXPECT_EQ(files, 2);
   EXPECT_EQ(UploadStore::kDefaultMaxBytes, 64u << 20);
+}
+
+// Issue 27, finding 10: uploads were kept for ever, with no total.
+TEST_F(FilesTest, UploadsKeptAreBoundedInTotalAndRemovedWhenAsked) {
+  UploadStore store(temp_->path() / "scratch", 10, 25);
+  Result<fs::path> a = store.store("a.bvh", std::string(10, 'a'));
+  Result<fs::path> b = store.store("b.bvh", std::string(10, 'b'));
+  ASSERT_TRUE(a && b);
+  Result<fs::path> c = store.store("c.bvh", std::string(10, 'c'));
+  ASSERT_FALSE(c);
+  EXPECT_NE(c.error().find("past 25 bytes"), std::string::npos) << c.error();
+  EXPECT_EQ(store.storedBytes(), 20u);
+  store.remove(*a);  // refused by the importer
+  EXPECT_FALSE(fs::exists(*a));
+  c = store.store("c.bvh", std::string(10, 'c'));
+  ASSERT_TRUE(c) << c.error();
+  store.retainOnly(*c);  // c replaces b
+  EXPECT_FALSE(fs::exists(*b));
+  EXPECT_TRUE(fs::exists(*c));
+  EXPECT_EQ(store.storedBytes(), 10u);
+  store.retainOnly({});
+  EXPECT_FALSE(fs::exists(*c));
+  EXPECT_EQ(store.storedBytes(), 0u);
+}
+
+// Issue 27, finding 10: a crash left the scratch folder for good.
+TEST(TempFolder, FoldersLeftByACrashAreRemovedOnTheNextStart) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // a process id that is gone
+  const fs::path base = fs::temp_directory_path();
+  const fs::path crashed = base / "handoff-stale-test-crashed", alive = base / "handoff-stale-test-alive",
+                 unknown = base / "handoff-stale-test-unknown";
+  writeFile(crashed / TempFolder::kOwnerFile, std::to_string(child) + "\n");
+  writeFile(crashed / "uploads" / "1-big.glb", "x");
+  writeFile(alive / TempFolder::kOwnerFile, std::to_string(::getpid()) + "\n");
+  writeFile(unknown / "file", "x");
+  EXPECT_EQ(TempFolder::removeStale("handoff-stale-test-"), 1);
+  EXPECT_FALSE(fs::exists(crashed));
+  EXPECT_TRUE(fs::exists(alive));
+  EXPECT_TRUE(fs::exists(unknown));
+  fs::remove_all(alive);
+  fs::remove_all(unknown);
+  // A live server's own folder names its process.
+  Result<TempFolder> t = TempFolder::create("handoff-stale-test-");
+  ASSERT_TRUE(t);
+  std::ifstream owner(t->path() / TempFolder::kOwnerFile);
+  long pid = 0;
+  owner >> pid;
+  EXPECT_EQ(pid, ::getpid());
+  EXPECT_EQ(TempFolder::removeStale("handoff-stale-test-"), 0);
 }
 
 TEST(TempFolder, IsRemovedWithItsContent) {

@@ -48,10 +48,10 @@ function startServer() {
     const timer = setTimeout(() => reject(new Error(`handoff live printed no URL: ${out}${err}`)), 15000);
     child.stdout.on('data', (d) => {
       out += d;
-      const match = out.match(/http:\/\/\S+\//);
+      const match = out.match(/(http:\/\/\S+\/)\?token=([0-9a-f]+)/);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[0], banner: out.trim() });
+        resolve({ child, url: match[1], token: match[2], banner: out.trim() });
       }
     });
     child.stderr.on('data', (d) => (err += d));
@@ -79,7 +79,7 @@ before(async () => {
   });
   // Drawing capped at 5 Hz: SwiftShader manages 4-8 on two busy cores, and a page that draws flat
   // out answers the test's queries late. The stream is not throttled.
-  await page.goto(`${server.url}?fps=5`);
+  await page.goto(`${server.url}?token=${server.token}&fps=5`);
   await page.waitForFunction(() => window.live?.ready === true, null, { timeout: 30000, polling: 50 });
 });
 
@@ -89,13 +89,15 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-const get = async (p) => (await fetch(`${server.url}${p}`)).json();
+/// fetch with the session's token (docs/WORKBENCH.md, "Security"), as the page sends it.
+const tfetch = (url, init = {}) => fetch(url, { ...init, headers: { ...init.headers, 'X-Handoff-Token': server.token } });
+const get = async (p) => (await tfetch(`${server.url}${p}`)).json();
 /// A playback command straight to the server ("play", "pause").
 const command = async (type) => {
-  await fetch(`${server.url}api/command`, { method: 'POST', body: JSON.stringify({ type }) });
+  await tfetch(`${server.url}api/command`, { method: 'POST', body: JSON.stringify({ type }) });
   await page.waitForFunction((playing) => window.live.doc.playing === playing, type === 'play', { timeout: 5000, polling: 50 });
 };
-const post = (p, body) => fetch(`${server.url}${p}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+const post = (p, body) => tfetch(`${server.url}${p}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
 const live = (f) => page.evaluate(f);
 /// Waits until the server has played frame `n` and the page received it.
 async function waitFrame(n) {
@@ -136,12 +138,23 @@ test('start-up: the page draws the first streamed frame of the real library', as
   assert.match(await page.textContent('#findingCount'), /\(0 errors, \d+ warnings, \d+ notes\)/);
 });
 
+test('the API answers only requests with the session token, from no other origin (issue 27)', async () => {
+  assert.equal((await fetch(`${server.url}api/state`)).status, 403);
+  assert.equal((await fetch(`${server.url}api/state?token=${server.token[0] === "0" ? "1" : "0"}${server.token.slice(1)}`)).status, 403);
+  assert.equal((await fetch(`${server.url}api/state?token=${server.token}`)).status, 200);
+  const crossOrigin = await tfetch(`${server.url}api/command`, {
+    method: 'POST', body: JSON.stringify({ type: 'pause' }), headers: { Origin: 'http://evil.example', 'Content-Type': 'text/plain' } });
+  assert.equal(crossOrigin.status, 403);
+  // The page itself is public code: served without the token.
+  assert.equal((await fetch(`${server.url}live.js`)).status, 200);
+});
+
 test('the server serves web/ and the data folder list only, and refuses bad names and big uploads', async () => {
   assert.equal((await fetch(`${server.url}`)).status, 200);
   assert.equal((await fetch(`${server.url}node_modules/three/build/three.module.js`)).status, 200);
   for (const bad of ['..%2F..%2Fetc%2Fpasswd', 'test/live.test.mjs', 'node_modules/playwright-core/package.json',
     '.gitignore', '%2E%2E/README.md', 'api/download?file=..%2F..%2Fetc%2Fpasswd']) {
-    assert.equal((await fetch(`${server.url}${bad}`)).status, 404, bad);
+    assert.equal((await tfetch(`${server.url}${bad}`)).status, 404, bad);
   }
   const files = await get('api/files');
   assert.ok(files.files.some((f) => f.path === 'deepmimic/humanoid3d_run.bvh'));
@@ -157,7 +170,7 @@ test('the server serves web/ and the data folder list only, and refuses bad name
   assert.equal(notCharacter.status, 400);
   // One byte over the bound: refused with the bound in the message, nothing loaded.
   const sid = (await get('api/state')).sessionId;
-  const big = await fetch(`${server.url}api/upload?name=big.bvh`, { method: 'POST', body: Buffer.alloc(64 * 1024 * 1024 + 1, 65) });
+  const big = await tfetch(`${server.url}api/upload?name=big.bvh`, { method: 'POST', body: Buffer.alloc(64 * 1024 * 1024 + 1, 65) });
   const bigBody = await big.json();
   console.log(`oversize upload: HTTP ${big.status} ${JSON.stringify(bigBody)}`);
   assert.equal(big.status, 413);
@@ -361,10 +374,10 @@ test('a saved session is what `handoff run` plays: the same per-frame figures, b
     `${ran.checks.length} checks, ${ran.handoffs.length} handoffs, ${ran.events.length} character events, bit for bit`);
   // The asset: what the session runs, loads back (handoff validate), downloadable.
   const assetText = fs.readFileSync(saved.asset, 'utf8');
-  assert.equal(await (await fetch(`${server.url}api/asset`)).text(), assetText);
+  assert.equal(await (await tfetch(`${server.url}api/asset`)).text(), assetText);
   execFileSync(binary, ['validate', saved.asset], { stdio: 'pipe' });
-  assert.equal(await (await fetch(`${server.url}${saved.assetUrl}`)).text(), assetText);
-  assert.equal(await (await fetch(`${server.url}${saved.scenarioUrl}`)).text(), fs.readFileSync(saved.scenario, 'utf8'));
+  assert.equal(await (await tfetch(`${server.url}${saved.assetUrl}`)).text(), assetText);
+  assert.equal(await (await tfetch(`${server.url}${saved.scenarioUrl}`)).text(), fs.readFileSync(saved.scenario, 'utf8'));
   // The replay export.
   await page.click('#btnExport');
   await page.waitForFunction(() => window.live.exported, null, { timeout: 10000, polling: 50 });

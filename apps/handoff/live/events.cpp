@@ -202,7 +202,10 @@ Result<std::vector<Vec3>> shapeInertias(const RagdollAsset& asset, const std::ve
 
 Result<RagdollAsset> applyEdits(const RagdollAsset& asset, const Tuning& tuning) {
   RagdollAsset out = asset;
-  for (const auto& [name, edit] : tuning.joints) {
+  for (const auto& entry : tuning.joints) {
+    // Named, not a structured binding: lambdas below capture it (clang 14 cannot capture bindings).
+    const std::string& name = entry.first;
+    const JointEdit& edit = entry.second;
     const auto it =
         std::find_if(out.joints.begin(), out.joints.end(), [&](const JointDef& j) { return j.name == name; });
     if (it == out.joints.end()) return Error{"joints." + name + ": no joint of that name in the ragdoll"};
@@ -263,6 +266,11 @@ Result<RagdollAsset> applyEdits(const RagdollAsset& asset, const Tuning& tuning)
       Vec3& inertia = out.bodies[static_cast<size_t>(resized[i])].inertia;
       for (int a = 0; a < 3; ++a) inertia[a] *= (*after)[i][a] / (*before)[i][a];
     }
+  }
+  // Every value within the asset loader's ranges: tuning takes what a file may hold, no more.
+  if (!tuning.joints.empty() || !tuning.bodies.empty()) {
+    Result<RagdollAsset> checked = loadRagdollJson(saveRagdollJson(out), "tuning");
+    if (!checked) return Error{checked.error()};
   }
   return out;
 }

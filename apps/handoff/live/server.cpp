@@ -1,11 +1,15 @@
 #include "live/server.h"
 
 #include "live/files.h"
+#include "live/guard.h"
+#include "live/requests.h"
+#include "live/task_pool.h"
 #include "live/workbench.h"
 
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -16,7 +20,6 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -25,7 +28,8 @@ namespace handoff::live {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
-namespace {
+// Named (not anonymous): LiveServer::Impl, declared in the header, holds a Server.
+namespace serving {
 
 using Clock = std::chrono::steady_clock;
 
@@ -144,11 +148,15 @@ bool readFile(const fs::path& path, std::string& out) {
   return true;
 }
 
-void sendError(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(json{{"ok", false}, {"error", message}}.dump(), kJsonType);
+/// A reply as JSON text (bytes that are not UTF-8, from names a request gave, replaced).
+void sendReply(httplib::Response& res, const Reply& r) {
+  res.status = r.status;
+  res.set_content(r.body.dump(-1, ' ', false, json::error_handler_t::replace), kJsonType);
 }
-void sendJson(httplib::Response& res, const json& j) { res.set_content(j.dump(), kJsonType); }
+void sendError(httplib::Response& res, int status, const std::string& message) {
+  sendReply(res, errorReply(status, message));
+}
+void sendJson(httplib::Response& res, const json& j) { sendReply(res, {200, j}); }
 
 bool loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
@@ -178,13 +186,17 @@ std::string startOrigin(const ServerOptions& options) {
 class Server {
  public:
   Server(const ServerOptions& options, const fs::path& scratch)
-      : options_(options), uploads_(scratch, options.maxUploadBytes), wb_([&] {
-          WorkbenchOptions w;
-          w.dataDir = options.dataDir;
-          w.outDir = options.outDir;
-          w.scratchDir = scratch;
-          return w;
-        }()) {}
+      : options_(options),
+        requests_([&] {
+          RequestsOptions r;
+          r.workbench.dataDir = options.dataDir;
+          r.workbench.outDir = options.outDir;
+          r.workbench.scratchDir = scratch;
+          r.maxUploadBytes = options.maxUploadBytes;
+          r.maxUploadTotalBytes = options.maxUploadTotalBytes;
+          return r;
+        }()),
+        wb_(requests_.workbench()) {}
 
   Status open() {
     std::lock_guard lock(mutex_);
@@ -203,16 +215,26 @@ class Server {
 
   void routes(httplib::Server& http) {
     http.Get("/api/stream", [this](const httplib::Request&, httplib::Response& res) {
+      // Each open stream holds a thread: a bounded number at once (a page needs one).
+      if (streams_.fetch_add(1) >= options_.maxStreams) {
+        streams_.fetch_sub(1);
+        return sendError(res, 429,
+                         "too many event streams open (" + std::to_string(options_.maxStreams) +
+                             "): close another tab of the workbench");
+      }
       res.set_header("Cache-Control", "no-store");
       auto cursor = std::make_shared<Hub::Cursor>();
-      res.set_chunked_content_provider("text/event-stream", [this, cursor](size_t, httplib::DataSink& sink) {
-        std::string out;
-        if (!hub_.next(*cursor, out, std::chrono::milliseconds(1000))) {
-          sink.done();
-          return true;
-        }
-        return sink.write(out.data(), out.size());
-      });
+      res.set_chunked_content_provider(
+          "text/event-stream",
+          [this, cursor](size_t, httplib::DataSink& sink) {
+            std::string out;
+            if (!hub_.next(*cursor, out, std::chrono::milliseconds(1000))) {
+              sink.done();
+              return true;
+            }
+            return sink.write(out.data(), out.size());
+          },
+          [this](bool) { streams_.fetch_sub(1); });
     });
     http.Get("/api/state", [this](const httplib::Request&, httplib::Response& res) {
       std::lock_guard lock(mutex_);
@@ -262,103 +284,21 @@ class Server {
       const std::string file = req.get_param_value("file");
       std::lock_guard lock(mutex_);
       // Only what this server wrote (save, export), by its file name.
-      const auto it = std::find_if(written_.begin(), written_.end(),
-                                   [&](const fs::path& p) { return p.filename().string() == file; });
+      const std::optional<fs::path> it = requests_.written(file);
       std::string bytes;
-      if (it == written_.end() || !readFile(*it, bytes)) return sendError(res, 404, "not found");
+      if (!it || !readFile(*it, bytes)) return sendError(res, 404, "not found");
       res.set_header("Content-Disposition", "attachment; filename=\"" + it->filename().string() + "\"");
       res.set_content(bytes, contentType(*it));
     });
 
-    http.Post("/api/command", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        Result<json> r = wb_.command(body);
-        publishLocked();
-        if (!r) return sendError(res, 400, r.error());
-        sendJson(res, *r);
-      });
-    });
-    http.Post("/api/tune", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        Result<json> r = wb_.tune(body);
-        publishLocked();
-        if (!r) return sendError(res, 400, r.error());
-        sendJson(res, *r);
-      });
-    });
-    http.Post("/api/load", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        if (!body.contains("file") || !body["file"].is_string())
-          return sendError(res, 400, "load: {\"file\": ...}");
-        const std::string name = body["file"].get<std::string>();
-        Result<fs::path> path = resolveInside(options_.dataDir, name);
-        if (!path) return sendError(res, 400, "load: " + path.error());
-        if (!isCharacterFile(path->string())) {
-          return sendError(res, 400,
-                           "load: '" + name + "' is not a character file (bvh, glb, gltf, fbx, dae)");
-        }
-        std::lock_guard lock(mutex_);
-        Status st = wb_.open(wb_.scenarioForCharacter(path->string()), "data: " + name);
-        publishLocked();
-        if (!st) return sendError(res, 400, st.error());
-        sendJson(res, {{"ok", true}, {"sessionId", wb_.sessionId()}});
-      });
-    });
-    http.Post("/api/upload", [this](const httplib::Request& req, httplib::Response& res) {
-      const std::string name = req.get_param_value("name");
-      std::lock_guard lock(mutex_);
-      if (!isCharacterFile(name)) {
-        return sendError(res, 400,
-                         "upload refused: '" + name.substr(0, 100) +
-                             "' is not a character file (bvh, glb, gltf, fbx, dae)");
-      }
-      Result<fs::path> stored = uploads_.store(name, req.body);
-      if (!stored) return sendError(res, 400, stored.error());
-      Status st = wb_.open(wb_.scenarioForCharacter(stored->string()), "upload: " + name);
-      if (st) wb_.markUploaded();
-      publishLocked();
-      if (!st) {
-        // The message names the file as the user knows it, not its place in the scratch folder.
-        std::string message = st.error();
-        const std::string where = stored->string();
-        for (std::size_t at = message.find(where); at != std::string::npos;
-             at = message.find(where, at + name.size())) {
-          message.replace(at, where.size(), name);
-        }
-        return sendError(res, 400, message);
-      }
-      sendJson(res, {{"ok", true}, {"sessionId", wb_.sessionId()}});
-    });
-    http.Post("/api/save", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        Result<json> r = wb_.save(body.value("name", std::string("live_session")));
-        publishLocked();
-        if (!r) return sendError(res, 400, r.error());
-        json out = *r;
-        for (const char* key : {"scenario", "asset", "character"}) {
-          if (!out.contains(key)) continue;
-          written_.insert(fs::path(out[key].get<std::string>()));
-          out[std::string(key) + "Url"] =
-              "api/download?file=" + fs::path(out[key].get<std::string>()).filename().string();
-        }
-        out["ok"] = true;
-        sendJson(res, out);
-      });
-    });
-    http.Post("/api/export", [this](const httplib::Request& req, httplib::Response& res) {
-      withJson(req, res, [&](const json& body) {
-        std::lock_guard lock(mutex_);
-        Result<std::string> r = wb_.exportReplay(body.value("name", std::string("live_session")));
-        if (!r) return sendError(res, 400, r.error());
-        written_.insert(fs::path(*r));
-        sendJson(
-            res,
-            {{"ok", true}, {"glb", *r}, {"glbUrl", "api/download?file=" + fs::path(*r).filename().string()}});
-      });
-    });
+    // The POST requests (requests.h), under the lock, then what changed goes out on the stream.
+    http.Post(R"(/api/(command|tune|load|upload|save|export))",
+              [this](const httplib::Request& req, httplib::Response& res) {
+                std::lock_guard lock(mutex_);
+                const Reply r = requests_.post(req.matches[1].str(), req.get_param_value("name"), req.body);
+                publishLocked();
+                sendReply(res, r);
+              });
 
     // The page: web/ (live.html at /).
     http.Get(R"(/(.*))", [this](const httplib::Request& req, httplib::Response& res) {
@@ -415,17 +355,6 @@ class Server {
   void close() { hub_.close(); }
 
  private:
-  template <class F>
-  void withJson(const httplib::Request& req, httplib::Response& res, F&& f) {
-    const json body = json::parse(req.body, nullptr, false);
-    if (body.is_discarded() || !body.is_object()) return sendError(res, 400, "expected a JSON object");
-    try {
-      f(body);
-    } catch (const json::exception& e) {
-      sendError(res, 400, std::string("bad request: ") + e.what());
-    }
-  }
-
   void publishLocked() {
     if (hub_.stateVersion() != wb_.stateVersion()) hub_.publishState(wb_.stateVersion(), wb_.state().dump());
     if (hub_.logVersion() != wb_.logVersion()) hub_.publishLog(wb_.logVersion(), wb_.log().dump());
@@ -434,14 +363,148 @@ class Server {
   }
 
   const ServerOptions& options_;
-  std::mutex mutex_;  // guards wb_, uploads_, written_
-  UploadStore uploads_;
-  Workbench wb_;
-  std::set<fs::path> written_;
+  std::mutex mutex_;  // guards requests_ (and wb_, its workbench)
+  Requests requests_;
+  Workbench& wb_;
   Hub hub_;
+  std::atomic<int> streams_{0};
 };
 
-}  // namespace
+/// httplib's task queue on a TaskPool: a thread per connection up to a cap.
+class PoolQueue : public httplib::TaskQueue {
+ public:
+  PoolQueue(std::size_t initial, std::size_t max) : pool_(initial, max) {}
+  void enqueue(std::function<void()> fn) override { pool_.enqueue(std::move(fn)); }
+  void shutdown() override { pool_.shutdown(); }
+
+ private:
+  TaskPool pool_;
+};
+
+/// The request's token: the X-Handoff-Token header, else the `token` query parameter.
+std::string requestToken(const httplib::Request& req) {
+  if (req.has_header("X-Handoff-Token")) return req.get_header_value("X-Handoff-Token");
+  return req.get_param_value("token");
+}
+
+}  // namespace serving
+using namespace serving;
+
+/// The server's bounds on connections (issue 27): a thread per connection up to kMaxThreads, so
+/// 200 idle sockets or a few open streams leave threads for the page; a socket that sends nothing
+/// is closed after kReadTimeout, an idle keep-alive connection after kKeepAlive.
+constexpr std::size_t kInitialThreads = 8, kMaxThreads = 256;
+constexpr std::chrono::seconds kReadTimeout{3}, kKeepAlive{2};
+
+struct LiveServer::Impl {
+  Impl(const ServerOptions& o, TempFolder folder)
+      : options(o), scratch(std::move(folder)), server(options, scratch.path()) {}
+  ServerOptions options;
+  TempFolder scratch;
+  Server server;
+  httplib::Server http;
+  std::optional<RequestGuard> guard;
+  int port = 0;
+  std::atomic<bool> stop{false};
+  std::thread sim, listener;
+  bool stopped = false;
+
+  /// The guard, and chunked bodies refused before they are read (cpp-httplib buffers a chunked
+  /// body whole, without the payload bound).
+  httplib::Server::HandlerResponse check(const httplib::Request& req, httplib::Response& res) {
+    const auto header = [&](const char* name) -> std::optional<std::string> {
+      if (req.get_header_value_count(name) == 0) return std::nullopt;
+      return req.get_header_value(name);
+    };
+    const std::optional<std::string> host = header("Host"), origin = header("Origin");
+    const std::string token = requestToken(req);
+    GuardVerdict verdict = req.get_header_value_count("Host") > 1
+                               ? GuardVerdict{false, "more than one Host header"}
+                               : guard->check({req.method, req.path, host ? &*host : nullptr,
+                                               origin ? &*origin : nullptr, &token});
+    int status = 403;
+    if (verdict.ok && req.has_header("Transfer-Encoding")) {
+      verdict = {false, "chunked request bodies are refused: send a Content-Length"};
+      status = 411;
+    }
+    if (verdict.ok) return httplib::Server::HandlerResponse::Unhandled;
+    std::cerr << "handoff live: refused " << req.method << " " << req.path.substr(0, 100) << " from "
+              << req.remote_addr << ": " << verdict.reason << "\n";
+    res.set_header("Connection", "close");
+    sendError(res, status, "refused: " + verdict.reason);
+    return httplib::Server::HandlerResponse::Handled;
+  }
+};
+
+LiveServer::LiveServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LiveServer::~LiveServer() { stop(); }
+
+Result<std::unique_ptr<LiveServer>> LiveServer::start(const ServerOptions& options) {
+  if (options.host.empty())
+    return Error{"--host is empty: name an interface (127.0.0.1 is this machine only)"};
+  // Scratch folders left by a workbench that crashed (their owner process is gone).
+  if (const int stale = TempFolder::removeStale("handoff-live-"); stale > 0) {
+    std::cerr << "handoff live: removed " << stale << " scratch folder(s) left by a crash\n";
+  }
+  Result<TempFolder> scratch = TempFolder::create("handoff-live-");
+  if (!scratch) return Error{scratch.error()};
+  auto impl = std::make_unique<Impl>(options, std::move(scratch).value());
+  if (impl->options.token.empty()) impl->options.token = newSessionToken();
+  if (Status st = impl->server.open(); !st) return Error{st.error()};
+  httplib::Server& http = impl->http;
+  http.new_task_queue = [] { return new PoolQueue(kInitialThreads, kMaxThreads); };
+  http.set_payload_max_length(options.maxUploadBytes);
+  http.set_read_timeout(kReadTimeout);
+  http.set_keep_alive_timeout(kKeepAlive.count());
+  // Debian's cpp-httplib listens with a backlog of 5: a burst of connections overflows it and
+  // each refused SYN costs the client a second. The listening socket is kept to widen it below.
+  // (These options replace httplib's own: SO_REUSEADDR kept, SO_REUSEPORT not wanted: it would let
+  // another process bind the same port.)
+  auto listening = std::make_shared<int>(-1);
+  http.set_socket_options([listening](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    *listening = sock;
+  });
+  impl->server.routes(http);
+  Impl* self = impl.get();
+  http.set_pre_routing_handler(
+      [self](const httplib::Request& req, httplib::Response& res) { return self->check(req, res); });
+  int port = options.port;
+  if (port == 0) {
+    port = http.bind_to_any_port(options.host);
+    if (port < 0) return Error{"cannot listen on " + options.host};
+  } else if (!http.bind_to_port(options.host, port)) {
+    return Error{"cannot listen on " + options.host + ":" + std::to_string(port) + " (in use? try --port 0)"};
+  }
+  if (*listening >= 0) ::listen(*listening, SOMAXCONN);
+  impl->port = port;
+  impl->guard.emplace(options.host, port, impl->options.token);
+  impl->sim = std::thread([self] { self->server.simulate(self->stop); });
+  impl->listener = std::thread([self] { self->http.listen_after_bind(); });
+  return std::unique_ptr<LiveServer>(new LiveServer(std::move(impl)));
+}
+
+int LiveServer::port() const { return impl_->port; }
+const std::string& LiveServer::token() const { return impl_->options.token; }
+const fs::path& LiveServer::scratch() const { return impl_->scratch.path(); }
+std::string LiveServer::describe() const { return impl_->server.describe(); }
+
+std::string LiveServer::url() const {
+  const std::string& h = impl_->options.host;
+  const std::string host = h.find(':') != std::string::npos ? "[" + h + "]" : h;
+  return "http://" + host + ":" + std::to_string(impl_->port) + "/?token=" + impl_->options.token;
+}
+
+void LiveServer::stop() {
+  if (!impl_ || impl_->stopped) return;
+  impl_->stopped = true;
+  impl_->stop = true;
+  impl_->server.close();
+  impl_->http.stop();
+  if (impl_->listener.joinable()) impl_->listener.join();
+  if (impl_->sim.joinable()) impl_->sim.join();
+}
 
 int runServer(const ServerOptions& options) {
   // SIGINT and SIGTERM are taken by one thread (sigwait), blocked everywhere else.
@@ -452,11 +515,6 @@ int runServer(const ServerOptions& options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const auto started = Clock::now();
-  Result<TempFolder> scratch = TempFolder::create("handoff-live-");
-  if (!scratch) {
-    std::cerr << "error: " << scratch.error() << "\n";
-    return 1;
-  }
   if (!fs::exists(options.webDir / "live.html")) {
     std::cerr << "error: the workbench page is not here: " << (options.webDir / "live.html").string() << "\n";
     return 1;
@@ -465,48 +523,26 @@ int runServer(const ServerOptions& options) {
     std::cerr << "error: three.js is missing: run `npm ci` in " << options.webDir.string() << "\n";
     return 1;
   }
-  Server server(options, scratch->path());
-  if (Status st = server.open(); !st) {
-    std::cerr << "error: " << st.error() << "\n";
-    return 1;
-  }
-  httplib::Server http;
-  http.new_task_queue = [] { return new httplib::ThreadPool(16); };
-  http.set_payload_max_length(options.maxUploadBytes);
-  server.routes(http);
-  int port = options.port;
-  if (port == 0) {
-    port = http.bind_to_any_port(options.host);
-    if (port < 0) {
-      std::cerr << "error: cannot listen on " << options.host << "\n";
-      return 1;
-    }
-  } else if (!http.bind_to_port(options.host, port)) {
-    std::cerr << "error: cannot listen on " << options.host << ":" << port << " (in use? try --port 0)\n";
+  Result<std::unique_ptr<LiveServer>> server = LiveServer::start(options);
+  if (!server) {
+    std::cerr << "error: " << server.error() << "\n";
     return 1;
   }
   if (!loopback(options.host)) {
     std::cerr << "warning: listening on " << options.host
-              << ": anyone who can reach this address can drive the workbench and upload files\n";
+              << ": anyone who can reach this address and has the URL's token can drive the workbench and "
+                 "upload files\n";
   }
-  const std::string host =
-      options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
-  std::printf("handoff live: http://%s:%d/  %s, ready in %.0f ms\n", host.c_str(), port,
-              server.describe().c_str(),
+  std::printf("handoff live: %s  %s, ready in %.0f ms\n", (*server)->url().c_str(),
+              (*server)->describe().c_str(),
               std::chrono::duration<double, std::milli>(Clock::now() - started).count());
-  std::printf("  saves and exports go to %s; Ctrl-C stops\n", options.outDir.string().c_str());
+  std::printf("  open that URL (its token is this session's key); saves and exports go to %s; Ctrl-C stops\n",
+              options.outDir.string().c_str());
   std::fflush(stdout);
 
-  std::atomic<bool> stop{false};
-  std::thread sim([&] { server.simulate(stop); });
-  std::thread listener([&] { http.listen_after_bind(); });
   int received = 0;
   sigwait(&signals, &received);
-  stop = true;
-  server.close();
-  http.stop();
-  listener.join();
-  sim.join();
+  (*server)->stop();
   return 0;
 }
 

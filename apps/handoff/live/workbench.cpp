@@ -1,6 +1,7 @@
 #include "live/workbench.h"
 
 #include "live/files.h"
+#include "live/workbench_internal.h"
 
 #include <time.h>
 
@@ -27,15 +28,6 @@ double threadCpuMs() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
-}
-
-json vec(const Vec3& v) { return json::array({v.x, v.y, v.z}); }
-
-json findingJson(const Finding& f) {
-  return {{"severity", severityName(f.severity)},
-          {"code", f.code},
-          {"subject", f.subject},
-          {"message", f.message}};
 }
 
 /// Compact numbers for the frame stream (display only: the figures of record are metrics()).
@@ -129,13 +121,6 @@ std::string resultJson(const ScenarioResult& result) {
   const json all = json::parse(metricsJson(std::span<const ScenarioResult>(&result, 1)));
   return all["scenarios"][0].dump();
 }
-
-struct Workbench::Session {
-  Replay replay;  // before `session`: it records into it
-  std::unique_ptr<ScenarioSession> session;
-  std::string assetFile;  ///< The tuned asset it loads, empty when the runner built the ragdoll.
-  int pelvisBody = 0;
-};
 
 Workbench::Workbench(WorkbenchOptions options) : options_(std::move(options)) {
   runOptions_.searchDirs = {options_.dataDir.string()};
@@ -299,8 +284,14 @@ Status Workbench::startSession(const Scenario& requested, const Tuning& tuning, 
   next->session = std::move(started).value();
   ScenarioSession& session = *next->session;
   next->pelvisBody = std::max(0, session.asset().bodyForSlot(Slot::Pelvis));
-  // Fast-forward, not streamed.
+  // Fast-forward, not streamed; bounded in wall time so that no setting wedges the session.
+  const auto fastForwardStart = Clock::now();
   while (session.time() + 0.5 * dt < fastForwardTo && session.step()) {
+    if (session.frame() % 64 == 0 && msSince(fastForwardStart) > options_.maxStartSeconds * 1e3) {
+      return Error{"the re-simulation to " + std::to_string(fastForwardTo) + " s took longer than " +
+                   std::to_string(static_cast<int>(options_.maxStartSeconds)) + " s (stopped at " +
+                   std::to_string(session.time()) + " s): the settings are too costly for the workbench"};
+    }
   }
 
   // The rig the page draws: this session's skeleton, bodies, joints and skin, one frame.
@@ -450,6 +441,17 @@ Result<json> Workbench::command(const json& command) {
   const double eventTime = (session.frame() + 1) * session.scenario().settings.dt;
   Result<ScenarioEvent> event = eventFromCommand(command, triggerContext(eventTime));
   if (!event) return Error{event.error()};
+  if (const auto* partial = std::get_if<ScenarioEvent::Partial>(&event->payload)) {
+    // The names checked here, one lookup each, before the scenario's validation (which suggests
+    // a near name for every unknown one): the first unknown name answers.
+    for (const auto& [name, weight] : partial->bodies) {
+      if (character_->skeleton.findJoint(name) < 0 && !slotFromName(name)) {
+        return Error{"partial: bodies." + name.substr(0, 100) +
+                     ": no bone of the character or slot name such as 'chest' (" +
+                     std::to_string(partial->bodies.size()) + " names given)"};
+      }
+    }
+  }
   if (Status a = session.addEvent(*event); !a) return Error{a.error()};
   bumpLog();
   Scenario one = session.scenario();
@@ -505,6 +507,7 @@ Result<json> Workbench::tune(const json& request) {
           t.joints.erase(name);
           continue;
         }
+        if (!fields.is_object()) return Error{"joints." + name + ": expected an object of fields or null"};
         JointEdit& e = t.joints[name];
         for (const auto& [key, value] : fields.items()) {
           const std::string path = "joints." + name + "." + key;
@@ -513,7 +516,10 @@ Result<json> Workbench::tune(const json& request) {
             if (value.is_null()) {
               field.reset();
             } else {
-              if (!value.is_array() || value.size() != 3) return Error{path + ": expected [x, y, z] rad"};
+              if (!value.is_array() || value.size() != 3 ||
+                  !std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_number(); })) {
+                return Error{path + ": expected [x, y, z] rad"};
+              }
               field = Vec3{value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
             }
           } else if (key == "stiffness" || key == "damping" || key == "maxTorque") {
@@ -540,6 +546,7 @@ Result<json> Workbench::tune(const json& request) {
           t.bodies.erase(name);
           continue;
         }
+        if (!fields.is_object()) return Error{"bodies." + name + ": expected an object of fields or null"};
         BodyEdit& e = t.bodies[name];
         for (const auto& [key, value] : fields.items()) {
           const std::string path = "bodies." + name + "." + key;
@@ -565,6 +572,12 @@ Result<json> Workbench::tune(const json& request) {
       }
       Result<Scenario> loaded = loadScenarioJson(j.dump(), "tuning");
       if (!loaded) return Error{loaded.error()};
+      // The loader takes any dt in (0, 0.1]; the workbench re-simulates and plays in real time, so
+      // a step far smaller would wedge the session (1e-9 s: 1e9 steps a second of play).
+      if (loaded->settings.dt < kMinDt) {
+        return Error{"settings.dt: " + std::to_string(loaded->settings.dt) + " s is below the workbench's " +
+                     std::to_string(kMinDt) + " s (range [0.001, 0.1])"};
+      }
       loaded->sourceName = b.sourceName;
       loaded->baseDir = b.baseDir;
       b = std::move(loaded).value();
@@ -610,7 +623,25 @@ Result<Scenario> Workbench::scenarioSoFar() {
   return s;
 }
 
-Result<json> Workbench::save(const std::string& requested) {
+std::vector<std::string> Workbench::existingOutputs(const std::string& requested, bool replay) const {
+  std::vector<std::string> found;
+  Result<std::string> name = outputName(requested, "save");
+  if (!name) return found;
+  std::vector<std::string> files;
+  if (replay) {
+    files = {*name + ".glb"};
+  } else {
+    files = {*name + ".json", *name + ".asset.json"};
+    if (uploaded_) files.push_back(*name + ".character" + fs::path(characterPath_).extension().string());
+  }
+  for (const std::string& f : files) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(options_.outDir / f, ec))) found.push_back(f);
+  }
+  return found;
+}
+
+Result<json> Workbench::save(const std::string& requested, bool overwrite) {
   if (!session_) return Error{"no session"};
   Result<std::string> name = outputName(requested, "save");
   if (!name) return Error{name.error()};
@@ -625,22 +656,31 @@ Result<json> Workbench::save(const std::string& requested) {
   s.ragdoll.asset = *name + ".asset.json";
   s.ragdoll.build = ScenarioBuild{};
   s.ragdoll.totalMass = ScenarioRagdoll{}.totalMass;
+  for (const std::string& f : existingOutputs(*name, false)) {
+    std::error_code link;
+    if (!overwrite) return Error{"save: '" + f + "' exists (save again with overwrite to replace it)"};
+    if (fs::is_symlink(options_.outDir / f, link)) return Error{"save: '" + f + "' is a symlink: refused"};
+  }
   json written = json::object();
   if (uploaded_) {
     // The upload goes next to the scenario (the temporary folder does not outlive the server).
     const fs::path from(characterPath_);
     const std::string copy = *name + ".character" + from.extension().string();
-    fs::copy_file(from, options_.outDir / copy, fs::copy_options::overwrite_existing, ec);
-    if (ec) return Error{"save: cannot copy the uploaded character: " + ec.message()};
+    std::ifstream in(from, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (!in) return Error{"save: cannot read the uploaded character"};
+    if (Status w = writeOutputFile(options_.outDir / copy, bytes.str(), overwrite); !w)
+      return Error{"save: " + w.error()};
     s.character.file = copy;
     written["character"] = (options_.outDir / copy).string();
   }
   const fs::path assetPath = options_.outDir / (*name + ".asset.json");
   const fs::path scenarioPath = options_.outDir / (*name + ".json");
-  if (!writeText(assetPath, saveRagdollJson(session.asset())))
-    return Error{"save: cannot write " + assetPath.string()};
-  if (!writeText(scenarioPath, saveScenarioJson(s)))
-    return Error{"save: cannot write " + scenarioPath.string()};
+  if (Status w = writeOutputFile(assetPath, saveRagdollJson(session.asset()), overwrite); !w)
+    return Error{"save: " + w.error()};
+  if (Status w = writeOutputFile(scenarioPath, saveScenarioJson(s), overwrite); !w)
+    return Error{"save: " + w.error()};
   written["scenario"] = scenarioPath.string();
   written["asset"] = assetPath.string();
   written["frames"] = session.frame();
@@ -650,7 +690,7 @@ Result<json> Workbench::save(const std::string& requested) {
   return written;
 }
 
-Result<std::string> Workbench::exportReplay(const std::string& requested) {
+Result<std::string> Workbench::exportReplay(const std::string& requested, bool overwrite) {
   if (!session_) return Error{"no session"};
   Result<std::string> name = outputName(requested, "export");
   if (!name) return Error{name.error()};
@@ -668,8 +708,16 @@ Result<std::string> Workbench::exportReplay(const std::string& requested) {
   replay.name = *name;
   std::error_code ec;
   fs::create_directories(options_.outDir, ec);
+  // Written in the scratch folder, then copied out as save() writes (no symlink followed).
+  const fs::path draft = options_.scratchDir / "export.glb";
+  if (Status w = writeReplayGlb(replay, draft.string()); !w) return Error{"export: " + w.error()};
+  std::ifstream in(draft, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  in.close();
+  fs::remove(draft, ec);
   const fs::path path = options_.outDir / (*name + ".glb");
-  if (Status w = writeReplayGlb(replay, path.string()); !w) return Error{"export: " + w.error()};
+  if (Status w = writeOutputFile(path, bytes.str(), overwrite); !w) return Error{"export: " + w.error()};
   return path.string();
 }
 
@@ -792,170 +840,6 @@ std::vector<std::string> Workbench::takeNotices() {
   std::vector<std::string> out;
   out.swap(notices_);
   return out;
-}
-
-json Workbench::state() const {
-  json j;
-  if (!session_) return j;
-  const ScenarioSession& session = *session_->session;
-  const RagdollAsset& a = session.asset();
-  const Skeleton& sk = character_->skeleton;
-  j["sessionId"] = sessionId_;
-  j["origin"] = origin_;
-  j["rig"] = "api/rig.glb?s=" + std::to_string(sessionId_);
-  j["character"] = {{"file", base_.character.file},
-                    {"path", characterPath_},
-                    {"uploaded", uploaded_},
-                    {"joints", sk.jointCount()},
-                    {"unitScale", character_->unitScale},
-                    {"hipHeight", character_->hipHeight},
-                    {"meshes", character_->meshes.size()},
-                    {"warnings", character_->warnings}};
-  json clips = json::array();
-  for (const Clip& c : character_->clips) {
-    clips.push_back(
-        {{"name", c.name}, {"duration", c.duration()}, {"frames", c.frameCount}, {"rate", c.frameRate}});
-  }
-  j["clips"] = clips;
-  const json saved = json::parse(saveScenarioJson(base_));
-  j["clip"] = saved["clip"];
-  // Every setting as the session runs it (a saved scenario names only what differs from the
-  // library's defaults; the page shows them all, the derived look-ahead as derived).
-  const ScenarioSettings& st = base_.settings;
-  const HandoffSettings& h = st.handoff;
-  const double erp = WorldSettings{}.jointErp;
-  j["settings"] =
-      json{{"dt", st.dt},
-           {"substeps", st.substeps},
-           {"solverIterations", st.solverIterations},
-           {"handoffMode", saved["settings"].value("handoffMode", std::string("inherit"))},
-           {"displayBlendTime", h.displayBlendTime},
-           {"maxLinearSpeed", h.maxLinearSpeed},
-           {"maxAngularSpeed", h.maxAngularSpeed},
-           {"limitLookAhead", h.limitLookAhead >= 0.0 ? h.limitLookAhead : st.dt * (1.0 + 1.0 / erp)},
-           {"limitLookAheadDerived", h.limitLookAhead < 0.0},
-           {"jointConsistency", h.jointConsistency},
-           {"staticContacts", h.staticContacts},
-           {"driveMode", st.driveSolver == DriveSolver::Explicit ? "explicit" : "implicit"}};
-  const ScenarioRecovery& rec = base_.recovery;
-  j["recovery"] = json{{"transitionTime", rec.transition.duration},
-                       {"maxPointSpeed", rec.transition.maxPointSpeed},
-                       {"settleWindow", rec.settle.window},
-                       {"completeGetUps", rec.completeGetUps}};
-  j["dt"] = base_.settings.dt;
-  // The way the character faces at the start of the session (the page puts its camera beside it).
-  Vec3 forward = session.character().displayRoot().transformVector(a.modelForward);
-  forward.y = 0.0;
-  j["forward"] = vec(glm::length(forward) > 1e-9 ? glm::normalize(forward) : Vec3{1.0, 0.0, 0.0});
-  j["groundHeight"] = base_.world.ground.height;
-  j["groundEnabled"] = base_.world.ground.enabled;
-  j["assetFile"] = session_->assetFile;
-
-  json bodies = json::array();
-  for (const BodyDef& b : a.bodies) {
-    json body = {{"name", b.name},
-                 {"slot", slotName(b.slot)},
-                 {"mass", b.mass},
-                 {"shape", b.shape.type == ShapeType::Capsule  ? "capsule"
-                           : b.shape.type == ShapeType::Sphere ? "sphere"
-                           : b.shape.type == ShapeType::Box    ? "box"
-                                                               : "none"},
-                 {"radius", b.shape.radius},
-                 {"halfHeight", b.shape.halfHeight},
-                 {"halfExtents", vec(b.shape.halfExtents)},
-                 {"edited", tuning_.bodies.contains(b.name)}};
-    bodies.push_back(body);
-  }
-  j["bodies"] = bodies;
-  json joints = json::array();
-  for (const JointDef& d : a.joints) {
-    joints.push_back({{"name", d.name},
-                      {"group", jointGroupName(d.group)},
-                      {"parent", d.parentBody},
-                      {"child", d.childBody},
-                      {"lower", vec(d.preset.angularLower)},
-                      {"upper", vec(d.preset.angularUpper)},
-                      {"stiffness", d.preset.driveStiffness},
-                      {"damping", d.preset.driveDamping},
-                      {"maxTorque", d.preset.maxDriveTorque},
-                      {"edited", tuning_.joints.contains(d.name)}});
-  }
-  j["joints"] = joints;
-  // Group presets: anatomical values (docs/ASSET.md) with the scenario's and the page's overrides.
-  json fileGroups = json::object();
-  if (!base_.ragdoll.build.jointOverridesJson.empty()) {
-    const json o = json::parse(base_.ragdoll.build.jointOverridesJson, nullptr, false);
-    if (o.is_object() && o.contains("groups") && o["groups"].is_object()) fileGroups = o["groups"];
-  }
-  json groups = json::array();
-  for (int g = 0; g < kJointGroupCount; ++g) {
-    const JointGroup group = static_cast<JointGroup>(g);
-    const JointPreset p = defaultJointPreset(group);
-    json preset = {{"lower", vec(p.angularLower)},
-                   {"upper", vec(p.angularUpper)},
-                   {"stiffness", p.driveStiffness},
-                   {"damping", p.driveDamping},
-                   {"maxTorque", p.maxDriveTorque}};
-    const std::string name = jointGroupName(group);
-    if (fileGroups.contains(name)) preset.update(fileGroups[name]);
-    if (tuning_.groups.contains(name)) preset.update(tuning_.groups[name]);
-    const bool used =
-        std::any_of(a.joints.begin(), a.joints.end(), [&](const JointDef& d) { return d.group == group; });
-    groups.push_back(
-        {{"name", name}, {"preset", preset}, {"edited", tuning_.groups.contains(name)}, {"used", used}});
-  }
-  j["groups"] = groups;
-  j["groupsTunable"] = base_.ragdoll.asset.empty();
-  json map = json::array();
-  for (int s = 0; s < kSlotCount; ++s) {
-    const int joint = a.map[static_cast<Slot>(s)];
-    const SlotDecision& d = mapReport_.slots[static_cast<size_t>(s)];
-    map.push_back(
-        {{"slot", slotName(static_cast<Slot>(s))},
-         {"source", mapSourceName(d.source)},
-         {"confidence", d.confidence},
-         {"bone", joint >= 0 && joint < sk.jointCount() ? json(sk.jointNames[static_cast<size_t>(joint)])
-                                                        : json(nullptr)},
-         {"required", slotRequired(static_cast<Slot>(s))}});
-  }
-  j["map"] = map;
-  json notes = json::array();
-  for (const Finding& f : mapReport_.findings) notes.push_back(findingJson(f));
-  j["mapNotes"] = notes;
-  j["mapConfidence"] = mapReport_.confidence;
-  json findings = json::array();
-  for (const Finding& f : findings_) findings.push_back(findingJson(f));
-  j["findings"] = findings;
-  j["playing"] = playing_;
-  j["speed"] = speed_;
-  j["leadIn"] = options_.leadIn;
-  j["timing"] = timingJson();
-  return j;
-}
-
-json Workbench::log() const {
-  json j;
-  if (!session_) return j;
-  const ScenarioSession& session = *session_->session;
-  const json saved = json::parse(saveScenarioJson(session.scenario()));
-  j["sessionId"] = sessionId_;
-  j["events"] = saved["events"];
-  json character = json::array();
-  for (const CharacterEvent& e : session.character().events()) {
-    character.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
-  }
-  j["characterEvents"] = character;
-  // Static boxes: the world's and those placed by `wall` events so far.
-  json boxes = json::array();
-  const auto add = [&](const ScenarioBox& b) {
-    boxes.push_back({{"center", vec(b.center)}, {"halfExtents", vec(b.halfExtents)}, {"yaw", b.yaw}});
-  };
-  for (const ScenarioBox& b : staticBoxes(session.scenario().world)) add(b);
-  for (const ScenarioEvent& e : session.scenario().events) {
-    if (const auto* w = std::get_if<ScenarioEvent::Wall>(&e.payload)) add(w->box);
-  }
-  j["boxes"] = boxes;
-  return j;
 }
 
 }  // namespace handoff::live

@@ -43,7 +43,13 @@ struct WorkbenchOptions {
   double maxTime = 600.0;
   /// The figures panel's checks are refreshed every this many frames. [>= 1] [default 30]
   int checksEvery = 30;
+  /// A session start's fast-forward (after tuning, replay) gives up after this long, leaving the
+  /// previous session running. [s] [default 20]
+  double maxStartSeconds = 20.0;
 };
+
+/// Smallest time step tuning may set (the scenario loader takes any in (0, 0.1]). [s]
+inline constexpr double kMinDt = 0.001;
 
 /// Edits of one joint's final values (RagdollAsset::joints, relative to the bind pose, in J).
 struct JointEdit {
@@ -141,10 +147,14 @@ class Workbench {
   /// Writes outDir/<name>.json (the scenario, ragdoll.asset = <name>.asset.json) and
   /// outDir/<name>.asset.json (the session's asset), after stepping to the last event if one is
   /// pending. Uploaded character files are copied next to them. Returns the written paths.
-  Result<nlohmann::json> save(const std::string& name);
+  /// Files are never written through a symlink, nor over an existing file unless `overwrite`.
+  Result<nlohmann::json> save(const std::string& name, bool overwrite = false);
   /// Writes outDir/<name>.glb: the session's replay so far (played again to its end, with its
-  /// events and static boxes).
-  Result<std::string> exportReplay(const std::string& name);
+  /// events and static boxes). Written as save() writes.
+  Result<std::string> exportReplay(const std::string& name, bool overwrite = false);
+  /// The files of outDir that save(name) (or exportReplay(name) when `replay`) would replace:
+  /// existing files or symlinks. Empty when the name is unusable.
+  std::vector<std::string> existingOutputs(const std::string& name, bool replay) const;
 
   // --- what the page reads --------------------------------------------------------------------
   /// The description: character, clips, bodies, joints (limits, drives), settings, map report,
