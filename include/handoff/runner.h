@@ -277,6 +277,9 @@ class ScenarioSession {
   const Character& character() const;
   const PhysicsWorld& world() const;
   const RagdollAsset& asset() const;
+  /// The character's events so far, every one however long the session (drained from
+  /// Character::events(), a bounded ring, at the end of every frame).
+  std::span<const CharacterEvent> characterEvents() const;
 
   /// The figures so far, with the checks evaluated on the frames played (frames, endTime: the
   /// frames played).

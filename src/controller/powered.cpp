@@ -121,15 +121,14 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   ragdoll_->setInternalCollisions(settings.internalCollisions);
   if (!wasPowered) {
     for (size_t b = 0; b < n; ++b) physicsMask_[b] = weights[b] > 0.0 ? 1 : 0;
-    HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
+    HandoffRecord& record = newRecord();
+    ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive, record);
+    recordCommit(record);
     if (!record.committed) {
       ragdoll_->releaseMotors(MotorOwner::Drive);
-      event("refused", "powered: handoff abandoned: " + record.failure);
-      const std::string why = record.failure;
-      recordCommit(std::move(record));
-      return Error{"powered: handoff abandoned: " + why};
+      event(CharacterEventKind::Refused, "powered: handoff abandoned: %s", record.failure.c_str());
+      return Error{"powered: handoff abandoned: " + record.failure};
     }
-    recordCommit(std::move(record));
     bodyWeights_ = weights;
     rampStartWeight_ = 0.0;
     resetFlight();
@@ -195,11 +194,10 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   haveJointTargets_ = false;
   updateDriveTargets(0.0);
   const bool full = std::all_of(bodyWeights_.begin(), bodyWeights_.end(), [](double w) { return w > 0.0; });
-  event(full ? "powered" : "partial",
-        std::string(settings.solver == DriveSolver::Explicit ? "explicit" : "implicit") +
-            fmt(" drives, weight %.2f over %.2f s", settings.weight, settings.rampTime) +
-            fmt(", %.0f pins", static_cast<double>(pins.size())) +
-            (settings.internalCollisions ? ", internal collisions on" : ", internal collisions off"));
+  event(full ? CharacterEventKind::Powered : CharacterEventKind::Partial,
+        "%s drives, weight %.2f over %.2f s, %.0f pins, internal collisions %s",
+        settings.solver == DriveSolver::Explicit ? "explicit" : "implicit", settings.weight,
+        settings.rampTime, static_cast<double>(pins.size()), settings.internalCollisions ? "on" : "off");
   return {};
 }
 
@@ -256,13 +254,12 @@ Status Character::Impl::setBodyWeights(std::span<const double> bodyWeights,
     any = any || physicsMask_[b];
   }
   if (any) {
-    HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
-    const bool ok = record.committed;
-    const std::string why = record.failure;
-    recordCommit(std::move(record));
-    if (!ok) {
-      event("refused", "partial: handoff abandoned: " + why);
-      return Error{"setBodyWeights: handoff abandoned: " + why};
+    HandoffRecord& record = newRecord();
+    ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive, record);
+    recordCommit(record);
+    if (!record.committed) {
+      event(CharacterEventKind::Refused, "partial: handoff abandoned: %s", record.failure.c_str());
+      return Error{"setBodyWeights: handoff abandoned: " + record.failure};
     }
   }
   // Bodies going back to the animation.
@@ -448,11 +445,12 @@ bool Character::Impl::tryReturnToAnimation() {
                                                asset_->capsule.halfHeight, settings_.stand.blockMask);
   if (blocked) {
     if (!powered_.holdWhenBlocked) {
-      event("blocked", "no capsule space to return to animation: falling");
+      event(CharacterEventKind::Blocked, "no capsule space to return to animation: falling");
       knockOut(maxPositionError_);
       return false;
     }
-    if (!blocked_) event("blocked", "no capsule space to return to animation: holding the pose");
+    if (!blocked_)
+      event(CharacterEventKind::Blocked, "no capsule space to return to animation: holding the pose");
     blocked_ = true;
     return false;
   }
@@ -468,8 +466,8 @@ bool Character::Impl::tryReturnToAnimation() {
   std::copy(display_.begin(), display_.end(), returnFrom_.begin());
   offsetsFromAnimation();
   exitOffsets_ = blend > 0.0;
-  event("unpowered",
-        fmt("back to animation, pose error %.2f deg rms", rms * 180.0 / kPi) + fmt(", %.3f m", distance));
+  event(CharacterEventKind::Unpowered, "back to animation, pose error %.2f deg rms, %.3f m",
+        rms * 180.0 / kPi, distance);
   return true;
 }
 
@@ -506,10 +504,14 @@ bool Character::Impl::poweredToRagdoll() {
   // none left it only records that the drives went off).
   for (size_t b = 0; b < physicsMask_.size(); ++b)
     physicsMask_[b] = ragdoll_->authority(static_cast<int>(b)) == Authority::Animation;
-  HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Physics);
+  HandoffRecord& record = newRecord();
+  ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Physics, record);
   const bool ok = record.committed;
-  if (!ok) event("refused", "full ragdoll from powered: handoff abandoned: " + record.failure);
-  recordCommit(std::move(record));
+  if (!ok) {
+    event(CharacterEventKind::Refused, "full ragdoll from powered: handoff abandoned: %s",
+          record.failure.c_str());
+  }
+  recordCommit(record);
   std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
   driveWeight_ = 0.0;
   if (!ok) {
@@ -525,8 +527,8 @@ bool Character::Impl::poweredToRagdoll() {
 
 void Character::Impl::knockOut(double distance) {
   if (poweredToRagdoll()) {
-    event("knockout", fmt("a body is %.2f m from its animated pose (knock-out distance %.2f m)", distance,
-                          powered_.knockoutDistance));
+    event(CharacterEventKind::Knockout, "a body is %.2f m from its animated pose (knock-out distance %.2f m)",
+          distance, powered_.knockoutDistance);
   }
 }
 

@@ -105,7 +105,7 @@ TEST(Knockback, RefusedForANonFiniteImpulseAndOtherwiseTheSameVelocityChangeForE
   EXPECT_LT(worst, 1e-9);
   EXPECT_LT(worstSpin, 1e-9);
   const bool event = std::any_of(b.events().begin(), b.events().end(),
-                                 [](const CharacterEvent& e) { return e.kind == "knockback"; });
+                                 [](const CharacterEvent& e) { return e.kind == CharacterEventKind::Knockback; });
   EXPECT_TRUE(event);
 }
 

@@ -151,7 +151,7 @@ TEST(StateMachineModel, RandomGameEventsKeepEveryInvariant) {
                     characterStateName(members[k].ch->state()), off, members[k].root.translation.x,
                     members[k].root.translation.y, members[k].root.translation.z);
         for (const CharacterEvent& e : members[k].ch->events())
-          if (off) std::printf("   %.3f %s: %s\n", e.time, e.kind.c_str(), e.detail.c_str());
+          if (off) std::printf("   %.3f %s: %s\n", e.time, eventKindName(e.kind), e.detail);
       }
     }
     ASSERT_EQ(world->lastStepStats().bodiesLeftWorld, 0) << "frame " << frame << "\n" << journal;

@@ -761,8 +761,8 @@ void Workbench::encodeFrame(double stepMs, double stepCpuMs) {
   }
   out += ",\"checks\":" + checksText_;
   out += ",\"timing\":" + timingText_;
-  if (session.character().events().size() != characterEventsSeen_) {
-    characterEventsSeen_ = session.character().events().size();
+  if (session.character().events().total() != characterEventsSeen_) {
+    characterEventsSeen_ = session.character().events().total();
     bumpLog();
   }
   const double ms = stepMs + msSince(started);
@@ -941,8 +941,8 @@ json Workbench::log() const {
   j["sessionId"] = sessionId_;
   j["events"] = saved["events"];
   json character = json::array();
-  for (const CharacterEvent& e : session.character().events()) {
-    character.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
+  for (const CharacterEvent& e : session.characterEvents()) {
+    character.push_back({{"time", e.time}, {"kind", eventKindName(e.kind)}, {"detail", e.detail}});
   }
   j["characterEvents"] = character;
   // Static boxes: the world's and those placed by `wall` events so far.
