@@ -62,7 +62,7 @@ struct Character::Impl {
   std::span<const double> bodyWeights() const { return bodyWeights_; }
   std::span<const double> jointDriveWeights() const { return jointWeights_; }
   const ExplicitDrive* explicitDrive() const { return drive_.get(); }
-  const PinApplier* pins() const { return pins_.get(); }
+  const PinApplier* pins() const { return pins_; }
   const FacingClassifier& facing() const { return facing_; }
   std::span<const Transform> displayLocals() const { return display_; }
   const Transform& displayRoot() const { return displayRoot_; }
@@ -227,7 +227,16 @@ struct Character::Impl {
   // Powered.
   PoweredSettings powered_;
   std::unique_ptr<ExplicitDrive> drive_;
-  std::unique_ptr<PinApplier> pins_;
+  /// The pins while powered with any (nullptr: none): pinStore_, kept and reset in place across
+  /// powered entries (no allocation once it has held as many pins).
+  PinApplier* pins_ = nullptr;
+  std::unique_ptr<PinApplier> pinStore_;
+  /// goPowered's scratch (storage kept across entries).
+  std::vector<double> poweredWeights_, poweredDrives_, limbWeights_;
+  PoweredSettings partialSettings_;  ///< goPartial's settings with the weights.
+  std::vector<PoweredPin> poweredPins_;
+  std::vector<BodyId> pinBodies_;
+  std::vector<PinGains> pinGains_;
   SubstepListenerList listeners_;
   std::vector<double> bodyWeights_, driveWeightsPerBody_, jointWeights_;
   std::vector<Quat> targetBodies_, poweredTargets_;

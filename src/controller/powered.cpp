@@ -76,15 +76,17 @@ Status Character::Impl::validatePowered(const PoweredSettings& s) const {
 
 Status Character::Impl::goPartial(std::span<const double> bodyWeights, double rampTime,
                                   PoweredSettings settings) {
-  settings.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
-  settings.rampTime = rampTime;
-  return goPowered(settings);
+  partialSettings_ = settings;  // copy-assigned: the scratch's vectors keep their storage
+  partialSettings_.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
+  partialSettings_.rampTime = rampTime;
+  return goPowered(partialSettings_);
 }
 
 Status Character::Impl::goLimbLag(const LimbLagSettings& settings, PoweredSettings powered) {
   if (!(settings.weight > 0.0 && settings.weight <= 1.0))
     return Error{"limb lag: weight must be in (0, 1], got " + fmt("%g", settings.weight)};
-  std::vector<double> weights(asset_->bodies.size(), 0.0);
+  std::vector<double>& weights = limbWeights_;
+  weights.assign(asset_->bodies.size(), 0.0);
   bool any = false;
   for (const Slot slot : settings.slots) {
     if (static_cast<int>(slot) >= static_cast<int>(Slot::Count))
@@ -96,7 +98,7 @@ Status Character::Impl::goLimbLag(const LimbLagSettings& settings, PoweredSettin
   }
   if (!any) return Error{"limb lag: the asset has a body in none of the slots asked for"};
   powered.returnWhenSettled = false;
-  return goPartial(weights, settings.rampTime, std::move(powered));
+  return goPartial(limbWeights_, settings.rampTime, std::move(powered));
 }
 
 Status Character::Impl::goPowered(const PoweredSettings& settings) {
@@ -105,7 +107,8 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   }
   if (Status s = validatePowered(settings); !s) return s;
   const size_t n = asset_->bodies.size();
-  std::vector<double> weights = settings.bodyWeights;
+  std::vector<double>& weights = poweredWeights_;
+  weights.assign(settings.bodyWeights.begin(), settings.bodyWeights.end());
   if (weights.empty()) weights.assign(n, 1.0);
   if (std::none_of(weights.begin(), weights.end(), [](double w) { return w > 0.0; }))
     return Error{"powered: no body has a physics weight > 0"};
@@ -139,8 +142,8 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   powered_ = settings;
   powered_.bodyWeights.clear();
   if (wasPowered) {
-    const std::vector<double> drives = settings.driveWeights;
-    if (Status s = setBodyWeights(weights, drives); !s) return s;
+    poweredDrives_.assign(settings.driveWeights.begin(), settings.driveWeights.end());
+    if (Status s = setBodyWeights(weights, poweredDrives_); !s) return s;
   } else if (settings.driveWeights.empty()) {
     std::fill(driveWeightsPerBody_.begin(), driveWeightsPerBody_.end(), 1.0);
   } else {
@@ -154,7 +157,8 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   driveWeight_ = rampStartWeight_;
 
   // Pins: the given ones, plus pelvis and feet when asked (a standing hit reaction).
-  std::vector<PoweredPin> pins = settings.pins;
+  std::vector<PoweredPin>& pins = poweredPins_;
+  pins.assign(settings.pins.begin(), settings.pins.end());
   if (settings.pinPelvisAndFeet) {
     for (Slot slot : {Slot::Pelvis, Slot::FootL, Slot::FootR}) {
       const int joint = asset_->map[slot];
@@ -168,15 +172,22 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
     }
   }
   powered_.pins = pins;
-  std::vector<BodyId> pinBodies;
-  std::vector<PinGains> pinGains;
+  pinBodies_.clear();
+  pinGains_.clear();
   for (const PoweredPin& p : pins) {
-    pinBodies.push_back(ragdoll_->body(p.body));
-    pinGains.push_back(p.gains);
+    pinBodies_.push_back(ragdoll_->body(p.body));
+    pinGains_.push_back(p.gains);
   }
   listeners_.clear();
-  pins_.reset();
-  if (!pins.empty()) pins_ = std::make_unique<PinApplier>(*world_, pinBodies, pinGains);
+  pins_ = nullptr;
+  if (!pins.empty()) {
+    if (pinStore_) {
+      pinStore_->reset(pinBodies_, pinGains_);
+    } else {
+      pinStore_ = std::make_unique<PinApplier>(*world_, pinBodies_, pinGains_);
+    }
+    pins_ = pinStore_.get();
+  }
 
   if (settings.solver == DriveSolver::Explicit) {
     ragdoll_->releaseMotors(MotorOwner::Drive);  // from the implicit solver: the servos go off
@@ -187,7 +198,7 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   } else {
     drive_->setEnabled(false);
   }
-  if (pins_) listeners_.add(pins_.get());
+  if (pins_) listeners_.add(pins_);
   // This character's own listener (its drive and pins), beside any other owner's in the world.
   world_->addSubstepListener(&listeners_);
 

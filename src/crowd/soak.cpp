@@ -128,6 +128,7 @@ Result<SoakResult> runSoak(const std::string& dataDir, const SoakOptions& option
   const int bodies = static_cast<int>(asset->bodies.size());
   const LimbLagSettings limbLag;
   SoakResult result;
+  result.samples.reserve(static_cast<size_t>(options.minutes * 60.0 / options.sampleInterval) + 2);
   SoakSample counts;
   const auto start = std::chrono::steady_clock::now();
   const long steps = std::lround(options.minutes * 60.0 / kDt);
