@@ -224,6 +224,15 @@ struct LandingRecord {
   double exitBlend = 0.0;
 };
 
+/// The body masses a character simulates: a ragdoll body lighter than kMinBodyMass or heavier than
+/// kMaxBodyMass is refused by Character::create (validateMassRange), so that a designer's slider at
+/// its end is named rather than losing bodies out of the world. [kg]
+inline constexpr double kMinBodyMass = 0.001;
+inline constexpr double kMaxBodyMass = 10000.0;
+/// Checks every body's mass against [kMinBodyMass, kMaxBodyMass]; the message names the field
+/// (bodies[i].mass), the body and the range.
+Status validateMassRange(const RagdollAsset& asset);
+
 /// How many of each record a character keeps (Character::events() ... propReleases()): bounded
 /// rings (History<T>), the oldest overwritten in place, so a character that runs for hours keeps
 /// constant memory and records without allocating once each ring has been written round. A game
@@ -428,7 +437,6 @@ struct CharacterEvent {
 /// "<kind>: <detail>" (text on demand; allocates).
 std::string describeEvent(const CharacterEvent& event);
 
-
 /// Where to play `clip` from so that its first frame stands on `standingRoot`: the first frame's
 /// pelvis projected on the ground lands on the root's origin and the clip's facing at that frame
 /// (the pelvis's yaw away from its bind yaw, applied to `modelForward`) turns onto the root's
@@ -451,7 +459,9 @@ Quat lookAtLocalRotation(const Skeleton& skeleton, int joint, const Vec3& modelF
 class Character {
  public:
   /// Creates the character animated at `locals` (the bodies and capsule in `world`). Get-up
-  /// clips are optional; without them the character stays a ragdoll.
+  /// clips are optional; without them the character stays a ragdoll. Refused for body masses
+  /// outside [kMinBodyMass, kMaxBodyMass] (validateMassRange) and for a history size of 0
+  /// (validateHistorySettings).
   static Result<std::unique_ptr<Character>> create(
       PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
       const CharacterSettings& settings, const Transform& worldFromRoot, std::span<const Transform> locals);

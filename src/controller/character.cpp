@@ -132,6 +132,7 @@ Result<std::unique_ptr<Character>> Character::create(
     const CharacterSettings& settings, const Transform& worldFromRoot, std::span<const Transform> locals) {
   if (Status s = skeleton.validate(); !s) return Error{"skeleton: " + s.error()};
   if (!asset) return Error{"no ragdoll asset"};
+  if (Status s = validateMassRange(*asset); !s) return Error{s.error()};
   const size_t n = static_cast<size_t>(skeleton.jointCount());
   if (locals.size() != n) {
     return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +
