@@ -1,4 +1,4 @@
-// History<T>: a bounded ring of records with sequence numbers (issue 28). What a character keeps
+// History<T>: a bounded ring of records with sequence numbers. What a character keeps
 // for the game (events, handoff records, recoveries, flights, landings, joint breaks, prop
 // releases) lives in one: the newest `capacity` items stay readable, older ones are overwritten in
 // place, so a character that runs for hours keeps constant memory and, once every slot has been

@@ -1,6 +1,9 @@
-// The soak benchmark (issue 28): characters living for a long game session in one world, the
-// process's resident memory and the characters' history sizes sampled every game minute.
-// `handoff bench soak`, the Soak tests (tests/crowd/soak_test.cpp) and bench/results/soak.md.
+// The soak benchmark: characters living for a long game session in one world, the process's
+// resident memory and the characters' history sizes sampled every game minute. `handoff bench
+// soak`, the steady-state tests (tests/steady_state/) and bench/results/soak.md.
+//
+// Thread-safety: runSoak builds and steps its own world on the calling thread; residentKb reads
+// /proc and may be called from any thread.
 #pragma once
 
 #include "handoff/crowd.h"
