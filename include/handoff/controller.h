@@ -319,6 +319,12 @@ struct CharacterSettings {
   bool dropPropsAtDeath = true;
   /// Sizes of the records the character keeps (HistorySettings). [defaults there]
   HistorySettings history;
+  /// Hostile impulses (an automatic weapon, a jackhammer: applyImpulse many times a step on one
+  /// body): the impulses a body takes through applyImpulse between two postSteps change its speed
+  /// by at most this in total (|sum J| / body mass); the part beyond is dropped, the clamp counted
+  /// (Character::impulseClampCount) and named in the "impulse" event. +inf: no bound. [m/s] [> 0]
+  /// [default 50]
+  double maxSpeedChangePerStep = 50.0;
 };
 
 /// A rigid prop held in a hand (a weapon; PuppetMaster's props). The prop is a body of its own
@@ -516,6 +522,8 @@ class Character {
   /// settings().hitReaction (a hit reaction), then takes the impulse. While Powered, on a
   /// kinematic (animated) body of a partial ragdoll: the body becomes dynamic first.
   Status applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint);
+  /// Impulses clamped by CharacterSettings::maxSpeedChangePerStep since creation.
+  int impulseClampCount() const;
 
   /// A knock-back (SPEC.md section 6): an impulse too big for a hit reaction throws the whole
   /// character. From Animated or Powered it first becomes a full ragdoll (goRagdoll's commit,

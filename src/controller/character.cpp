@@ -138,6 +138,9 @@ Result<std::unique_ptr<Character>> Character::create(
     return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +
                  std::to_string(n)};
   }
+  if (std::isnan(settings.maxSpeedChangePerStep) || !(settings.maxSpeedChangePerStep > 0.0)) {
+    return Error{"maxSpeedChangePerStep must be > 0 (+inf: no bound)"};
+  }
   if (std::isnan(settings.returnBodySpeed) || !(settings.returnBodySpeed > 0.0)) {
     return Error{"returnBodySpeed must be > 0 (+inf: the bodies follow the display blend)"};
   }
@@ -308,6 +311,7 @@ const Ragdoll& Character::ragdoll() const { return impl_->ragdoll(); }
 const Skeleton& Character::skeleton() const { return impl_->skeleton(); }
 const CharacterSettings& Character::settings() const { return impl_->settings(); }
 const History<HandoffRecord>& Character::handoffs() const { return impl_->handoffs(); }
+int Character::impulseClampCount() const { return impl_->impulseClampCount(); }
 const HandoffRecord& Character::lastHandoff() const { return impl_->lastHandoff(); }
 const History<RecoveryRecord>& Character::recoveries() const { return impl_->recoveries(); }
 const History<CharacterEvent>& Character::events() const { return impl_->events(); }

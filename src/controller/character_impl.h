@@ -39,6 +39,7 @@ struct Character::Impl {
   Status setBodyWeights(std::span<const double> bodyWeights, std::span<const double> driveWeights = {});
   Status goAnimated(double blendTime = 0.25);
   Status applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint);
+  int impulseClampCount() const { return impulseClamps_; }
   Status knockBack(const Vec3& impulse);
   const History<FlightRecord>& flights() const { return flights_; }
   const History<LandingRecord>& landings() const { return landings_; }
@@ -233,6 +234,10 @@ struct Character::Impl {
   std::unique_ptr<PinApplier> pinStore_;
   /// goPowered's scratch (storage kept across entries).
   std::vector<double> poweredWeights_, poweredDrives_, limbWeights_;
+  /// Per body, the impulse taken through applyImpulse since the last postStep
+  /// (CharacterSettings::maxSpeedChangePerStep), and the clamps so far.
+  std::vector<Vec3> stepImpulse_;
+  int impulseClamps_ = 0;
   PoweredSettings partialSettings_;  ///< goPartial's settings with the weights.
   std::vector<PoweredPin> poweredPins_;
   std::vector<BodyId> pinBodies_;

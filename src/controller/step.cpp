@@ -39,6 +39,7 @@ Character::Impl::Impl(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> a
   for (size_t j = 0; j < asset_->joints.size(); ++j) prototype.joints[j].name = asset_->joints[j].name;
   prototype.failure.reserve(256);
   handoffs_ = History<HandoffRecord>(settings.history.handoffs, prototype);
+  stepImpulse_.assign(asset_->bodies.size(), Vec3{0.0});
 }
 
 Character::Impl::~Impl() {
@@ -173,6 +174,7 @@ Status Character::Impl::preStep(const AnimationInput& animation, double dt) {
 
 void Character::Impl::postStep(double dt) {
   time_ += dt;
+  std::fill(stepImpulse_.begin(), stepImpulse_.end(), Vec3{0.0});
   recordFirstStep();
   const int breaks = ragdoll_->updateBreaks(time_, dt);
   if (breaks > 0) recordBreaks(breaks);
@@ -265,10 +267,28 @@ Status Character::Impl::applyImpulse(int body, const Vec3& impulse, const Vec3& 
     if (Status s = setBodyWeights(weights, drives); !s) return s;
   }
   if (state_ == CharacterState::Powered) settledFor_ = 0.0;
-  ragdoll_->applyImpulse(body, impulse, worldPoint);
+  // Hostile impulses: this step's impulses on the body change its speed by at most
+  // maxSpeedChangePerStep; the part beyond is dropped (the sum's direction kept).
+  const auto b = static_cast<size_t>(body);
+  const double bound = settings_.maxSpeedChangePerStep * asset_->bodies[static_cast<size_t>(body)].mass;
+  const Vec3 sum = stepImpulse_[b] + impulse;
+  Vec3 taken = impulse;
+  const bool clamped = std::isfinite(bound) && glm::length(sum) > bound * (1.0 + 1e-9);
+  if (clamped) {
+    taken = sum * (bound / glm::length(sum)) - stepImpulse_[b];
+    ++impulseClamps_;
+  }
+  stepImpulse_[b] += taken;
+  ragdoll_->applyImpulse(body, taken, worldPoint);
   externalForce_ = true;
-  event(CharacterEventKind::Impulse, "%.0f N s on %s", glm::length(impulse),
-        asset_->bodies[static_cast<size_t>(body)].name.c_str());
+  if (clamped) {
+    event(CharacterEventKind::Impulse, "%.0f N s on %s, clamped to %.0f N s (at most %.0f m/s per step)",
+          glm::length(impulse), asset_->bodies[b].name.c_str(), glm::length(taken),
+          settings_.maxSpeedChangePerStep);
+  } else {
+    event(CharacterEventKind::Impulse, "%.0f N s on %s", glm::length(impulse),
+          asset_->bodies[b].name.c_str());
+  }
   return {};
 }
 

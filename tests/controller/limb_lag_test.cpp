@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "controller/getup_scene.h"
 #include "support/clip_scene.h"
 
 namespace handoff {
