@@ -1,6 +1,7 @@
 // Hostile impulses (CharacterSettings::maxSpeedChangePerStep): an automatic weapon or a jackhammer
 // on one body of a ragdoll, applyImpulse twice a frame (once per substep) for two seconds, from
-// 1 to 500 N s. Seeded ensemble (body, direction), the distributions printed.
+// 1 to 500 N s; and the ragdoll scaled from grams to tonnes (validateMassRange's accepted ends).
+// Seeded ensembles (body, direction), the distributions printed.
 #include "handoff/controller.h"
 #include "handoff/import.h"
 #include "handoff/physics_bullet.h"
@@ -25,8 +26,8 @@ struct HammerRun {
   int faults = 0, clamps = 0;
 };
 
-HammerRun hammer(const ImportedAsset& run, std::shared_ptr<const RagdollAsset> asset, double impulse, unsigned seed,
-           double maxSpeedChange) {
+HammerRun hammer(const ImportedAsset& run, std::shared_ptr<const RagdollAsset> asset, double impulse,
+                 unsigned seed, double maxSpeedChange) {
   std::unique_ptr<PhysicsWorld> world = createBulletWorld();
   world->addGroundPlane(Vec3{0.0, 1.0, 0.0}, 0.0);
   std::vector<Transform> locals(static_cast<size_t>(run.skeleton.jointCount()));
@@ -99,6 +100,53 @@ TEST(HostileImpulse, ImpulsesEverySubstepStretchNoJointBeyond5cm) {
     EXPECT_LE(stretch.back(), 0.05) << impulse << " N s";
     EXPECT_EQ(faults, 0) << impulse << " N s";
     EXPECT_GT(lowest, -0.5) << impulse << " N s";
+  }
+}
+
+}  // namespace
+}  // namespace handoff
+
+namespace handoff {
+namespace {
+
+// Total masses from grams to tonnes (the accepted ends of [kMinBodyMass, kMaxBodyMass]): the same
+// ragdoll scaled, dropped and hammered with impulses scaled alike (the same speed changes).
+TEST(HostileImpulse, GramsToTonnesSimulateWithinTheSameBounds) {
+  Result<ImportedAsset> run = importFile(std::string(HANDOFF_DATA_DIR) + "/deepmimic/humanoid3d_run.bvh");
+  ASSERT_TRUE(run) << run.error();
+  Result<RagdollAsset> built = buildRagdoll(run->skeleton, BuildOptions{});
+  ASSERT_TRUE(built) << built.error();
+  double lightest = 1e300, heaviest = 0.0, total = 0.0;
+  for (const BodyDef& b : built->bodies) {
+    lightest = std::min(lightest, b.mass);
+    heaviest = std::max(heaviest, b.mass);
+    total += b.mass;
+  }
+  for (double scale : {2.0 * kMinBodyMass / lightest, 1.0, 0.9 * kMaxBodyMass / heaviest}) {
+    RagdollAsset scaled = *built;
+    for (BodyDef& b : scaled.bodies) {
+      b.mass *= scale;
+      b.inertia *= scale;
+    }
+    const auto asset = std::make_shared<const RagdollAsset>(std::move(scaled));
+    std::vector<double> stretch;
+    int faults = 0;
+    double lowest = 1e9;
+    for (unsigned seed = 1; seed <= 4; ++seed) {
+      const HammerRun r = hammer(*run, asset, 100.0 * scale, seed, CharacterSettings{}.maxSpeedChangePerStep);
+      stretch.push_back(r.maxStretch);
+      faults += r.faults;
+      lowest = std::min(lowest, r.lowest);
+    }
+    std::sort(stretch.begin(), stretch.end());
+    std::printf(
+        "[ figure ] total %.4g kg, %.4g N s x 2 per frame: max joint stretch per run min %.4f median %.4f "
+        "max %.4f m; lowest body %.3f m, %d faults\n",
+        total * scale, 100.0 * scale, stretch.front(), stretch[stretch.size() / 2], stretch.back(), lowest,
+        faults);
+    EXPECT_LE(stretch.back(), 0.05) << total * scale << " kg";
+    EXPECT_EQ(faults, 0) << total * scale << " kg";
+    EXPECT_GT(lowest, -0.5) << total * scale << " kg";
   }
 }
 
