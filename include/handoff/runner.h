@@ -43,7 +43,7 @@ struct ThresholdCheck {
   std::string comparison;   ///< "<=" (value must not exceed threshold) or ">=".
   double value = 0.0;       ///< The figure measured, in `unit`.
   double threshold = 0.0;   ///< The bound, in `unit`.
-  bool ran = true;  ///< False: the check could not run (note says why); then pass is false.
+  bool ran = true;          ///< False: the check could not run (note says why); then pass is false.
   bool pass = false;
   std::string note;
 };

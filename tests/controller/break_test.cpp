@@ -251,7 +251,8 @@ TEST(BreakableCharacter, RecordsWhatTheWorldReportsOnceAndAPoweredOneGoesDown) {
   for (const CharacterEvent& e : ch.events()) {
     if (e.kind == CharacterEventKind::Break) {
       ++breaks;
-      EXPECT_NE(std::string(e.detail).find(asset->joints[static_cast<size_t>(breakable)].name), std::string::npos)
+      EXPECT_NE(std::string(e.detail).find(asset->joints[static_cast<size_t>(breakable)].name),
+                std::string::npos)
           << e.detail;
     }
     knockouts += e.kind == CharacterEventKind::Knockout ? 1 : 0;

@@ -380,7 +380,9 @@ TEST(GetUpLying, WallBesideTheFallenBodyRelocatesOrDelaysAndTheCapsuleNeverEnter
   EXPECT_NE(r.standReason, StandReason::Clear) << "the proposed spot was blocked and the record says so";
   bool delayOrGetUpEvent = false;
   for (const CharacterEvent& e : ch.events()) {
-    if (e.kind == CharacterEventKind::Delay || (e.kind == CharacterEventKind::GetUp && std::string(e.detail).find("relocate") != std::string::npos)) {
+    if (e.kind == CharacterEventKind::Delay ||
+        (e.kind == CharacterEventKind::GetUp &&
+         std::string(e.detail).find("relocate") != std::string::npos)) {
       delayOrGetUpEvent = true;
     }
   }

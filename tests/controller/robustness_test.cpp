@@ -180,7 +180,8 @@ TEST(Refusal, NonFiniteVelocitySample) {
   EXPECT_TRUE(record.committed) << record.failure;
   bool refusedDense = false;
   for (const CharacterEvent& e : ch.events())
-    refusedDense |= e.kind == CharacterEventKind::Refused && std::string(e.detail).find("dense sample") != std::string::npos;
+    refusedDense |= e.kind == CharacterEventKind::Refused &&
+                    std::string(e.detail).find("dense sample") != std::string::npos;
   EXPECT_TRUE(refusedDense);
   for (const BodyHandoff& b : record.bodies)
     EXPECT_TRUE(isFinite(b.linearVelocity) && isFinite(b.angularVelocity)) << b.name;

@@ -176,10 +176,10 @@ TEST(StateMachineModel, RandomGameEventsKeepEveryInvariant) {
       ASSERT_EQ(ch.ragdoll().refusedMotorRequests(), 0) << "character " << k << " frame " << frame;
       for (int j = 0; j < static_cast<int>(ch.ragdoll().asset().joints.size()); ++j) {
         const MotorOwner owner = ch.ragdoll().motorOwner(j);
-        const bool allowed =
-            owner == MotorOwner::None ||
-            (after == CharacterState::Ragdoll && (owner == MotorOwner::Damper || owner == MotorOwner::Gather)) ||
-            (after == CharacterState::Powered && owner == MotorOwner::Drive);
+        const bool allowed = owner == MotorOwner::None ||
+                             (after == CharacterState::Ragdoll &&
+                              (owner == MotorOwner::Damper || owner == MotorOwner::Gather)) ||
+                             (after == CharacterState::Powered && owner == MotorOwner::Drive);
         ASSERT_TRUE(allowed) << "character " << k << " frame " << frame << " joint " << j << ": "
                              << motorOwnerName(owner) << " while " << characterStateName(after);
         ASSERT_TRUE(owner != MotorOwner::None || !ch.ragdoll().motorEnabled(j))

@@ -57,8 +57,9 @@ TEST(RunnerJointBreak, TheElbowBreaksAtItsForceAndTheRowsSayIt) {
   }
   EXPECT_EQ(test::findThresholdCheck(r, "break.at_limit@left_elbow")->value, b.force);
   EXPECT_TRUE(r.passed());
-  const bool breakEvent = std::any_of(r.events.begin(), r.events.end(),
-                                      [](const CharacterEvent& e) { return e.kind == CharacterEventKind::Break; });
+  const bool breakEvent = std::any_of(r.events.begin(), r.events.end(), [](const CharacterEvent& e) {
+    return e.kind == CharacterEventKind::Break;
+  });
   EXPECT_TRUE(breakEvent);
 }
 

@@ -33,8 +33,9 @@ Scenario loadShipped(const char* name) {
 ScenarioResult runScenario(const Scenario& s) { return test::runScenarioAlone(s); }
 
 int countEvents(const ScenarioResult& r, const char* kind) {
-  return static_cast<int>(std::count_if(r.events.begin(), r.events.end(),
-                                        [&](const CharacterEvent& e) { return std::string(eventKindName(e.kind)) == kind; }));
+  return static_cast<int>(std::count_if(r.events.begin(), r.events.end(), [&](const CharacterEvent& e) {
+    return std::string(eventKindName(e.kind)) == kind;
+  }));
 }
 
 struct Quantiles {
