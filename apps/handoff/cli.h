@@ -17,6 +17,8 @@ void addInspectCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addAssetCommands(CLI::App& app, int& exitCode);
 void addBenchCommands(CLI::App& app, int& exitCode);
+/// `handoff bench soak` (cmd_bench_soak.cpp) on the `bench` command.
+void addSoakBenchCommand(CLI::App& bench, int& exitCode);
 void addLiveCommand(CLI::App& app, int& exitCode);
 void addDiagnoseCommand(CLI::App& app, int& exitCode);
 

@@ -283,6 +283,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     }
     if (!identical) exitCode = 1;
   });
+  addSoakBenchCommand(*bench, exitCode);
 }
 
 }  // namespace handoff::cli

@@ -18,12 +18,14 @@
 #include "handoff/asset.h"
 #include "handoff/drive.h"
 #include "handoff/handoff.h"
+#include "handoff/history.h"
 #include "handoff/physics.h"
 #include "handoff/recovery.h"
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -204,7 +206,9 @@ struct FlightRecord {
 
 /// A landing on the feet (LandingSettings), for tests, the report and debugging.
 struct LandingRecord {
-  int flight = -1;                                ///< Its flight (index in Character::flights()).
+  /// Its flight: the flight's sequence number in Character::flights() (History::at, while
+  /// retained); -1: none.
+  std::int64_t flight = -1;
   double time = 0.0;                              ///< When it landed (animated again). [s]
   CharacterState from = CharacterState::Ragdoll;  ///< Ragdoll or Powered.
   double footOffset = 0.0;                        ///< Feet midpoint from the pelvis, horizontal. [m]
@@ -219,6 +223,31 @@ struct LandingRecord {
   /// set on the first animated step after the landing. [s]
   double exitBlend = 0.0;
 };
+
+/// The body masses a character simulates: a ragdoll body lighter than kMinBodyMass or heavier than
+/// kMaxBodyMass is refused by Character::create (validateMassRange), so that a designer's slider at
+/// its end is named rather than losing bodies out of the world. [kg]
+inline constexpr double kMinBodyMass = 0.001;
+inline constexpr double kMaxBodyMass = 10000.0;
+/// Checks every body's mass against [kMinBodyMass, kMaxBodyMass]; the message names the field
+/// (bodies[i].mass), the body and the range.
+Status validateMassRange(const RagdollAsset& asset);
+
+/// How many of each record a character keeps (Character::events() ... propReleases()): bounded
+/// rings (History<T>), the oldest overwritten in place, so a character that runs for hours keeps
+/// constant memory and records without allocating once each ring has been written round. A game
+/// that needs every item drains the rings each frame with History::readSince (docs/INTEGRATION.md).
+/// Every size [>= 1]; Character::create refuses 0, naming the field.
+struct HistorySettings {
+  std::size_t events = 256;       ///< CharacterEvent. [default 256]
+  std::size_t handoffs = 16;      ///< HandoffRecord (lastHandoff() is the newest). [default 16]
+  std::size_t recoveries = 16;    ///< RecoveryRecord. [default 16]
+  std::size_t flights = 32;       ///< FlightRecord. [default 32]
+  std::size_t landings = 32;      ///< LandingRecord. [default 32]
+  std::size_t propReleases = 32;  ///< PropRelease. [default 32]
+};
+/// Checks HistorySettings (Character::create does); the message names the field.
+Status validateHistorySettings(const HistorySettings& settings);
 
 struct CharacterSettings {
   HandoffSettings handoff;
@@ -288,6 +317,14 @@ struct CharacterSettings {
   /// moment of the commit. False: the props stay in the hand through the ragdoll and the get-up
   /// until dropProp. [default true: a dead character lets go of its weapon]
   bool dropPropsAtDeath = true;
+  /// Sizes of the records the character keeps (HistorySettings). [defaults there]
+  HistorySettings history;
+  /// Hostile impulses (an automatic weapon, a jackhammer: applyImpulse many times a step on one
+  /// body): the impulses a body takes through applyImpulse between two postSteps change its speed
+  /// by at most this in total (|sum J| / body mass); the part beyond is dropped, the clamp counted
+  /// (Character::impulseClampCount) and named in the "impulse" event. +inf: no bound. [m/s] [> 0]
+  /// [default 50]
+  double maxSpeedChangePerStep = 50.0;
 };
 
 /// A rigid prop held in a hand (a weapon; PuppetMaster's props). The prop is a body of its own
@@ -363,18 +400,48 @@ struct RecoveryRecord {
   bool finished = false;
 };
 
-struct CharacterEvent {
-  double time = 0.0;
-  std::string kind;  ///< "ragdoll", "settled", "getup", "delay", "cancel", "recovered", "impulse",
-                     ///< "teleport", "refused", "powered" (full powered ragdoll), "partial" (some
-                     ///< bodies dynamic), "knockout" (powered -> full ragdoll), "blocked" (no
-                     ///< capsule space to return: holding), "unpowered" (back to animation),
-                     ///< "fault" (a body went non-finite or left the world: reset), "break" (a
-                     ///< joint broke: which, at what force and torque), "knockback" (thrown),
-                     ///< "touchdown" (a flight ended; not on its feet: falls on), "landed" (on its
-                     ///< feet: animated again), "grab" / "drop" (a prop into or out of the hand)
-  std::string detail;
+/// What a character event says happened (CharacterEvent::kind). eventKindName() gives the name
+/// the report, the replays and the workbench show.
+enum class CharacterEventKind : std::uint8_t {
+  Ragdoll,    ///< "ragdoll": the handoff to a full ragdoll.
+  Gather,     ///< "gather": the servos pull the limbs toward the get-up clip (or stopped, skipped).
+  GetUp,      ///< "getup": the get-up started.
+  Delay,      ///< "delay": no standable spot, retry later.
+  Cancel,     ///< "cancel": a get-up cancelled (a hit).
+  Recovered,  ///< "recovered": stood up, animated again.
+  Impulse,    ///< "impulse": an impulse taken (or ignored while animated).
+  Teleport,   ///< "teleport": the animation root jumped.
+  Refused,    ///< "refused": an input or a handoff refused.
+  Powered,    ///< "powered": full powered ragdoll.
+  Partial,    ///< "partial": some bodies dynamic.
+  Knockout,   ///< "knockout": powered -> full ragdoll.
+  Blocked,    ///< "blocked": no capsule space to return: holding.
+  Unpowered,  ///< "unpowered": back to animation.
+  Fault,      ///< "fault": a body went non-finite or left the world: reset.
+  Break,      ///< "break": a joint broke (which, at what force and torque).
+  Knockback,  ///< "knockback": thrown.
+  Touchdown,  ///< "touchdown": a flight ended, not on its feet: falls on.
+  Landed,     ///< "landed": on its feet, animated again.
+  Grab,       ///< "grab": a prop into the hand.
+  Drop,       ///< "drop": a prop out of the hand.
 };
+/// "ragdoll", "gather", "getup", ... (the list above). Never null.
+const char* eventKindName(CharacterEventKind kind);
+
+/// Room for an event's detail text, terminating NUL included. [bytes]
+inline constexpr std::size_t kEventDetailCapacity = 152;
+
+/// One thing that happened to a character (Character::events()). A plain value, written in place
+/// in the character's event ring: recording one allocates nothing.
+struct CharacterEvent {
+  double time = 0.0;  ///< Character time. [s]
+  CharacterEventKind kind = CharacterEventKind::Ragdoll;
+  /// What and why, with the figures (NUL-terminated; a longer text ends in "..."). The same text
+  /// the report and the replays show.
+  char detail[kEventDetailCapacity] = {};
+};
+/// "<kind>: <detail>" (text on demand; allocates).
+std::string describeEvent(const CharacterEvent& event);
 
 /// Where to play `clip` from so that its first frame stands on `standingRoot`: the first frame's
 /// pelvis projected on the ground lands on the root's origin and the clip's facing at that frame
@@ -410,7 +477,9 @@ CharacterBodyInfo characterBodyInfo(const PhysicsWorld& world, BodyId body);
 class Character {
  public:
   /// Creates the character animated at `locals` (the bodies and capsule in `world`). Get-up
-  /// clips are optional; without them the character stays a ragdoll.
+  /// clips are optional; without them the character stays a ragdoll. Refused for body masses
+  /// outside [kMinBodyMass, kMaxBodyMass] (validateMassRange) and for a history size of 0
+  /// (validateHistorySettings).
   static Result<std::unique_ptr<Character>> create(
       PhysicsWorld& world, std::shared_ptr<const RagdollAsset> asset, const Skeleton& skeleton,
       const CharacterSettings& settings, const Transform& worldFromRoot, std::span<const Transform> locals);
@@ -465,6 +534,8 @@ class Character {
   /// settings().hitReaction (a hit reaction), then takes the impulse. While Powered, on a
   /// kinematic (animated) body of a partial ragdoll: the body becomes dynamic first.
   Status applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint);
+  /// Impulses clamped by CharacterSettings::maxSpeedChangePerStep since creation.
+  int impulseClampCount() const;
 
   /// A knock-back (SPEC.md section 6): an impulse too big for a hit reaction throws the whole
   /// character. From Animated or Powered it first becomes a full ragdoll (goRagdoll's commit,
@@ -474,11 +545,12 @@ class Character {
   /// landing on the feet (LandingSettings) or, lying, in the get-up. Event "knockback". Refused
   /// (nothing changed) for a non-finite impulse or when the commit fails. [N s]
   Status knockBack(const Vec3& impulse);
-  /// Every flight (LandingSettings: no body on the world for minAirTime, then a touch-down) of a
-  /// character that may land, in order; the one in progress is not listed until it touches down.
-  const std::vector<FlightRecord>& flights() const;
-  /// Every landing on the feet, in order.
-  const std::vector<LandingRecord>& landings() const;
+  /// The flights (LandingSettings: no body on the world for minAirTime, then a touch-down) of a
+  /// character that may land, in order, the newest CharacterSettings::history.flights; the one
+  /// in progress is not listed until it touches down.
+  const History<FlightRecord>& flights() const;
+  /// The landings on the feet, in order (the newest history.landings).
+  const History<LandingRecord>& landings() const;
   /// True while Ragdoll or Powered and no body has touched the world for at least
   /// LandingSettings::minAirTime.
   bool airborne() const;
@@ -488,14 +560,22 @@ class Character {
   const Ragdoll& ragdoll() const;
   const Skeleton& skeleton() const;
   const CharacterSettings& settings() const;
-  /// Every commit, in order. A committed record's first-step figures (BodyHandoff::
+  /// The commits, in order (the newest CharacterSettings::history.handoffs; History::total()
+  /// counts every commit). A committed record's first-step figures (BodyHandoff::
   /// *AfterFirstStep, *AfterFirstSubstep, HandoffRecord::firstSubstepTime) are filled by the
   /// postStep that follows the commit's first physics step: what a user reads of their own
   /// handoff (SPEC.md section 7), with no probe of their own.
-  const std::vector<HandoffRecord>& handoffs() const;
-  const std::vector<RecoveryRecord>& recoveries() const;
-  const std::vector<CharacterEvent>& events() const;
-  /// The ragdoll's broken joints (Ragdoll::jointBreaks, times on this character's clock). A
+  const History<HandoffRecord>& handoffs() const;
+  /// The newest commit (handoffs().latest()); a default record before the first.
+  const HandoffRecord& lastHandoff() const;
+  /// The recoveries, in order (the newest history.recoveries).
+  const History<RecoveryRecord>& recoveries() const;
+  /// The events, in order (the newest history.events): drain them each frame with
+  /// History::readSince to see every one (docs/INTEGRATION.md).
+  const History<CharacterEvent>& events() const;
+  /// The ragdoll's broken joints (Ragdoll::jointBreaks, times on this character's clock): bounded
+  /// without a setting, a broken joint stays broken and room for each breakable joint is reserved
+  /// at creation. A
   /// character with a broken joint stays a ragdoll: it never gathers nor gets up, and a powered
   /// or partial one becomes a full ragdoll (events "break", "knockout").
   std::span<const JointBreak> jointBreaks() const;
@@ -578,8 +658,8 @@ class Character {
   /// Bodies of this character (and its capsule) the prop collides with now: 0 while held; after a
   /// drop it rises to bodyCount + 1 as they move apart. [0, bodies + 1]
   int propCollidingPairs(int prop) const;
-  /// Every release so far, in order.
-  std::span<const PropRelease> propReleases() const;
+  /// The releases, in order (the newest CharacterSettings::history.propReleases).
+  const History<PropRelease>& propReleases() const;
 
  private:
   struct Impl;  // src/controller/character_impl.h

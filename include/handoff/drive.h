@@ -411,6 +411,10 @@ PinOutput computePin(const PinGains& gains, const PinInput& input);
 class PinApplier final : public SubstepListener {
  public:
   PinApplier(PhysicsWorld& world, std::span<const BodyId> bodies, std::span<const PinGains> gains);
+  /// Pins `bodies` with `gains` from now on, as a new applier would (targets at the bodies' poses,
+  /// weights 1, enabled, the impulse sums at zero); the storage is reused: no allocation for up to
+  /// as many pins as it has held.
+  void reset(std::span<const BodyId> bodies, std::span<const PinGains> gains);
   PinApplier(const PinApplier&) = delete;
   PinApplier& operator=(const PinApplier&) = delete;
 

@@ -171,7 +171,7 @@ class HandoffMeasure {
   void afterStep(const PhysicsWorld& world, const Character& character, double dt, HandoffMetrics& out);
 
  private:
-  std::size_t recordIndex_ = 0;           ///< The commit's record in Character::handoffs().
+  std::uint64_t recordIndex_ = 0;         ///< The commit's record's sequence number in Character::handoffs().
   std::vector<Transform> animatedPoses_;  ///< Per body, the animated pose at the commit.
   bool pending_ = false;
 };
@@ -271,7 +271,7 @@ class RecoveryJumpMeasure {
   DisplayJumpMeasure display_;
   std::vector<Transform> clipNow_, clipBefore_;
   double lastClipTime_ = 0.0;
-  size_t recoveries_ = 0;
+  std::uint64_t recoveries_ = 0;
   bool wasRecovering_ = false;
 };
 
@@ -333,7 +333,7 @@ class ReturnMeasure {
   std::vector<Vec3> shown_, lastShown_, bodies_, lastBodies_;
   std::vector<Transform> models_, nowModels_, beforeModels_, nowBodies_, beforeBodies_;
   CharacterState lastState_ = CharacterState::Animated;
-  size_t landings_ = 0;  ///< Character::landings() seen.
+  std::uint64_t landings_ = 0;  ///< Character::landings() seen (History::total()).
   bool open_ = false;
   int quietFrames_ = 0;  ///< Frames with no blend left.
 };
@@ -395,7 +395,8 @@ class LookAtMeasure {
   LookAtMeasure(const Character& character, int joint);
   /// After Character::postStep: `askedLocal` is the local rotation the gaze gave the bone in
   /// this frame's animation input, `worldTarget` what it aimed at. [m]
-  void observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget, LookAtMetrics& out);
+  void observe(const Character& character, const Quat& askedLocal, const Vec3& worldTarget,
+               LookAtMetrics& out);
 
  private:
   int joint_ = -1;
@@ -503,7 +504,7 @@ class PropMeasure {
     Vec3 propVelocity{0.0}, handVelocity{0.0};
   };
   std::vector<Pending> pending_;
-  size_t releasesSeen_ = 0;
+  std::uint64_t releasesSeen_ = 0;  ///< Character::propReleases() seen (History::total()).
 };
 
 }  // namespace handoff

@@ -43,7 +43,7 @@ struct ThresholdCheck {
   std::string comparison;   ///< "<=" (value must not exceed threshold) or ">=".
   double value = 0.0;       ///< The figure measured, in `unit`.
   double threshold = 0.0;   ///< The bound, in `unit`.
-  bool ran = true;  ///< False: the check could not run (note says why); then pass is false.
+  bool ran = true;          ///< False: the check could not run (note says why); then pass is false.
   bool pass = false;
   std::string note;
 };
@@ -277,6 +277,9 @@ class ScenarioSession {
   const Character& character() const;
   const PhysicsWorld& world() const;
   const RagdollAsset& asset() const;
+  /// The character's events so far, every one however long the session (drained from
+  /// Character::events(), a bounded ring, at the end of every frame).
+  std::span<const CharacterEvent> characterEvents() const;
 
   /// The figures so far, with the checks evaluated on the frames played (frames, endTime: the
   /// frames played).

@@ -40,7 +40,7 @@ Status Character::Impl::animatedPreStep(const AnimationInput& animation, double 
       !s) {
     return s;
   }
-  if (animation.teleport) event("teleport", "the animation root jumped");
+  if (animation.teleport) event(CharacterEventKind::Teleport, "the animation root jumped");
   return {};
 }
 

@@ -27,6 +27,70 @@ const char* characterStateName(CharacterState state) {
   return "?";
 }
 
+const char* eventKindName(CharacterEventKind kind) {
+  switch (kind) {
+    case CharacterEventKind::Ragdoll:
+      return "ragdoll";
+    case CharacterEventKind::Gather:
+      return "gather";
+    case CharacterEventKind::GetUp:
+      return "getup";
+    case CharacterEventKind::Delay:
+      return "delay";
+    case CharacterEventKind::Cancel:
+      return "cancel";
+    case CharacterEventKind::Recovered:
+      return "recovered";
+    case CharacterEventKind::Impulse:
+      return "impulse";
+    case CharacterEventKind::Teleport:
+      return "teleport";
+    case CharacterEventKind::Refused:
+      return "refused";
+    case CharacterEventKind::Powered:
+      return "powered";
+    case CharacterEventKind::Partial:
+      return "partial";
+    case CharacterEventKind::Knockout:
+      return "knockout";
+    case CharacterEventKind::Blocked:
+      return "blocked";
+    case CharacterEventKind::Unpowered:
+      return "unpowered";
+    case CharacterEventKind::Fault:
+      return "fault";
+    case CharacterEventKind::Break:
+      return "break";
+    case CharacterEventKind::Knockback:
+      return "knockback";
+    case CharacterEventKind::Touchdown:
+      return "touchdown";
+    case CharacterEventKind::Landed:
+      return "landed";
+    case CharacterEventKind::Grab:
+      return "grab";
+    case CharacterEventKind::Drop:
+      return "drop";
+  }
+  return "?";
+}
+
+std::string describeEvent(const CharacterEvent& event) {
+  return std::string(eventKindName(event.kind)) + ": " + event.detail;
+}
+
+Status validateHistorySettings(const HistorySettings& settings) {
+  const std::pair<const char*, std::size_t> sizes[] = {
+      {"events", settings.events},         {"handoffs", settings.handoffs},
+      {"recoveries", settings.recoveries}, {"flights", settings.flights},
+      {"landings", settings.landings},     {"propReleases", settings.propReleases}};
+  for (const auto& [name, size] : sizes) {
+    if (size < 1)
+      return Error{std::string("history.") + name + " must be >= 1 (the ring keeps the newest items)"};
+  }
+  return {};
+}
+
 Transform rootToStartClip(const Clip& clip, const Skeleton& skeleton, int pelvisJoint,
                           const Vec3& modelForward, const Transform& standingRoot, double clipTime) {
   std::vector<Transform> locals(static_cast<size_t>(skeleton.jointCount()));
@@ -81,15 +145,20 @@ Result<std::unique_ptr<Character>> Character::create(
     message.pop_back();
     return Error{message};
   }
+  if (Status s = validateMassRange(*asset); !s) return Error{s.error()};
   const size_t n = static_cast<size_t>(skeleton.jointCount());
   if (locals.size() != n) {
     return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +
                  std::to_string(n)};
   }
+  if (std::isnan(settings.maxSpeedChangePerStep) || !(settings.maxSpeedChangePerStep > 0.0)) {
+    return Error{"maxSpeedChangePerStep must be > 0 (+inf: no bound)"};
+  }
   if (std::isnan(settings.returnBodySpeed) || !(settings.returnBodySpeed > 0.0)) {
     return Error{"returnBodySpeed must be > 0 (+inf: the bodies follow the display blend)"};
   }
   if (Status s = validateLandingSettings(settings.landing); !s) return Error{s.error()};
+  if (Status s = validateHistorySettings(settings.history); !s) return Error{s.error()};
   // Bones left to the animation (SPEC.md section 3's write-back mask), by name or by index.
   std::vector<std::uint8_t> writeBackMask(n, 1);
   const auto own = [&](int j, const std::string& how) -> Status {
@@ -247,17 +316,19 @@ Status Character::applyImpulse(int body, const Vec3& impulse, const Vec3& worldP
   return impl_->applyImpulse(body, impulse, worldPoint);
 }
 Status Character::knockBack(const Vec3& impulse) { return impl_->knockBack(impulse); }
-const std::vector<FlightRecord>& Character::flights() const { return impl_->flights(); }
-const std::vector<LandingRecord>& Character::landings() const { return impl_->landings(); }
+const History<FlightRecord>& Character::flights() const { return impl_->flights(); }
+const History<LandingRecord>& Character::landings() const { return impl_->landings(); }
 bool Character::airborne() const { return impl_->airborne(); }
 CharacterState Character::state() const { return impl_->state(); }
 double Character::time() const { return impl_->time(); }
 const Ragdoll& Character::ragdoll() const { return impl_->ragdoll(); }
 const Skeleton& Character::skeleton() const { return impl_->skeleton(); }
 const CharacterSettings& Character::settings() const { return impl_->settings(); }
-const std::vector<HandoffRecord>& Character::handoffs() const { return impl_->handoffs(); }
-const std::vector<RecoveryRecord>& Character::recoveries() const { return impl_->recoveries(); }
-const std::vector<CharacterEvent>& Character::events() const { return impl_->events(); }
+const History<HandoffRecord>& Character::handoffs() const { return impl_->handoffs(); }
+int Character::impulseClampCount() const { return impl_->impulseClampCount(); }
+const HandoffRecord& Character::lastHandoff() const { return impl_->lastHandoff(); }
+const History<RecoveryRecord>& Character::recoveries() const { return impl_->recoveries(); }
+const History<CharacterEvent>& Character::events() const { return impl_->events(); }
 std::span<const JointBreak> Character::jointBreaks() const { return impl_->jointBreaks(); }
 const SettleDetector& Character::settle() const { return impl_->settle(); }
 const PoweredSettings& Character::powered() const { return impl_->powered(); }
@@ -290,7 +361,7 @@ int Character::propHandBody(int prop) const { return impl_->propHandBody(prop); 
 Transform Character::handGrip(int prop) const { return impl_->handGrip(prop); }
 Transform Character::propGrip(int prop) const { return impl_->propGrip(prop); }
 int Character::propCollidingPairs(int prop) const { return impl_->propCollidingPairs(prop); }
-std::span<const PropRelease> Character::propReleases() const { return impl_->propReleases(); }
+const History<PropRelease>& Character::propReleases() const { return impl_->propReleases(); }
 
 CharacterBodyInfo characterBodyInfo(const PhysicsWorld& world, BodyId body) {
   CharacterBodyInfo info;

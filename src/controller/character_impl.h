@@ -6,9 +6,11 @@
 #pragma once
 
 #include "handoff/controller.h"
+#include "handoff/history.h"
 
 #include "controller/controller_internal.h"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -37,18 +39,20 @@ struct Character::Impl {
   Status setBodyWeights(std::span<const double> bodyWeights, std::span<const double> driveWeights = {});
   Status goAnimated(double blendTime = 0.25);
   Status applyImpulse(int body, const Vec3& impulse, const Vec3& worldPoint);
+  int impulseClampCount() const { return impulseClamps_; }
   Status knockBack(const Vec3& impulse);
-  const std::vector<FlightRecord>& flights() const { return flights_; }
-  const std::vector<LandingRecord>& landings() const { return landings_; }
+  const History<FlightRecord>& flights() const { return flights_; }
+  const History<LandingRecord>& landings() const { return landings_; }
   bool airborne() const;
   CharacterState state() const { return state_; }
   double time() const { return time_; }
   const Ragdoll& ragdoll() const { return *ragdoll_; }
   const Skeleton& skeleton() const { return skeleton_; }
   const CharacterSettings& settings() const { return settings_; }
-  const std::vector<HandoffRecord>& handoffs() const { return handoffs_; }
-  const std::vector<RecoveryRecord>& recoveries() const { return recoveries_; }
-  const std::vector<CharacterEvent>& events() const { return events_; }
+  const History<HandoffRecord>& handoffs() const { return handoffs_; }
+  const HandoffRecord& lastHandoff() const { return handoffs_.empty() ? noHandoff_ : handoffs_.latest(); }
+  const History<RecoveryRecord>& recoveries() const { return recoveries_; }
+  const History<CharacterEvent>& events() const { return events_; }
   std::span<const JointBreak> jointBreaks() const { return ragdoll_->jointBreaks(); }
   const SettleDetector& settle() const { return settle_; }
   const PoweredSettings& powered() const { return powered_; }
@@ -59,7 +63,7 @@ struct Character::Impl {
   std::span<const double> bodyWeights() const { return bodyWeights_; }
   std::span<const double> jointDriveWeights() const { return jointWeights_; }
   const ExplicitDrive* explicitDrive() const { return drive_.get(); }
-  const PinApplier* pins() const { return pins_.get(); }
+  const PinApplier* pins() const { return pins_; }
   const FacingClassifier& facing() const { return facing_; }
   std::span<const Transform> displayLocals() const { return display_; }
   const Transform& displayRoot() const { return displayRoot_; }
@@ -81,13 +85,18 @@ struct Character::Impl {
   Transform handGrip(int prop) const;
   Transform propGrip(int prop) const;
   int propCollidingPairs(int prop) const;
-  std::span<const PropRelease> propReleases() const { return propReleases_; }
+  const History<PropRelease>& propReleases() const { return propReleases_; }
 
   // --- Modes and shared steps ---
-  void event(const char* kind, std::string detail);
+  /// Records an event in place in the ring (printf-style detail, truncated to
+  /// kEventDetailCapacity): allocates nothing.
+  void event(CharacterEventKind kind, const char* format, ...) __attribute__((format(printf, 3, 4)));
   void recordBreaks(int count);  ///< "break" events for the last `count` joint breaks.
-  /// Appends a commit's record and arms the first-step probe on it (a committed one).
-  void recordCommit(HandoffRecord&& record);
+  /// The slot of the next commit's record (the newest in handoffs_ from now on): the commit
+  /// writes into it in place.
+  HandoffRecord& newRecord();
+  /// After the commit into newRecord()'s slot: arms the first-step probe on it (a committed one).
+  void recordCommit(HandoffRecord& record);
   /// After the step that followed a commit: its first-step figures into its record.
   void recordFirstStep();
   bool containPhysicsFault();
@@ -165,7 +174,7 @@ struct Character::Impl {
     std::vector<std::uint8_t> pairOff;
   };
   std::vector<Prop> props_;
-  std::vector<PropRelease> propReleases_;
+  History<PropRelease> propReleases_;
   std::vector<ShapeDesc> pairShapes_;  ///< Each body's shape, then the capsule's.
 
   PhysicsWorld* world_;
@@ -219,7 +228,20 @@ struct Character::Impl {
   // Powered.
   PoweredSettings powered_;
   std::unique_ptr<ExplicitDrive> drive_;
-  std::unique_ptr<PinApplier> pins_;
+  /// The pins while powered with any (nullptr: none): pinStore_, kept and reset in place across
+  /// powered entries (no allocation once it has held as many pins).
+  PinApplier* pins_ = nullptr;
+  std::unique_ptr<PinApplier> pinStore_;
+  /// goPowered's scratch (storage kept across entries).
+  std::vector<double> poweredWeights_, poweredDrives_, limbWeights_;
+  /// Per body, the impulse taken through applyImpulse since the last postStep
+  /// (CharacterSettings::maxSpeedChangePerStep), and the clamps so far.
+  std::vector<Vec3> stepImpulse_;
+  int impulseClamps_ = 0;
+  PoweredSettings partialSettings_;  ///< goPartial's settings with the weights.
+  std::vector<PoweredPin> poweredPins_;
+  std::vector<BodyId> pinBodies_;
+  std::vector<PinGains> pinGains_;
   SubstepListenerList listeners_;
   std::vector<double> bodyWeights_, driveWeightsPerBody_, jointWeights_;
   std::vector<Quat> targetBodies_, poweredTargets_;
@@ -264,10 +286,12 @@ struct Character::Impl {
   std::vector<Transform> lastValidPoses_;
   int faults_ = 0;
 
-  std::vector<HandoffRecord> handoffs_;
+  History<HandoffRecord> handoffs_;
+  HandoffRecord noHandoff_;                          ///< lastHandoff() before the first commit.
   std::optional<FirstSubstepProbe> firstStepProbe_;  ///< Listening to the step after a commit.
-  int firstStepRecord_ = -1;                         ///< The record it fills (index in handoffs_).
-  std::vector<RecoveryRecord> recoveries_;
+  /// The record it fills (sequence number in handoffs_; -1: none).
+  std::int64_t firstStepRecord_ = -1;
+  History<RecoveryRecord> recoveries_;
   // Landing: time without touching the world, the pending touch-down, the rest pose's pelvis
   // height above the lower foot, the foot and chest bodies.
   double airTime_ = 0.0, touchdownAt_ = -1.0, restPelvisHeight_ = 0.0;
@@ -277,9 +301,9 @@ struct Character::Impl {
   std::vector<int> footBodies_;
   int chestBody_ = -1;
   Quat restPelvisRotation_{1.0, 0.0, 0.0, 0.0};  ///< Pelvis bone's rest-pose model rotation.
-  std::vector<FlightRecord> flights_;
-  std::vector<LandingRecord> landings_;
-  std::vector<CharacterEvent> events_;
+  History<FlightRecord> flights_;
+  History<LandingRecord> landings_;
+  History<CharacterEvent> events_;
 };
 
 }  // namespace handoff

@@ -33,13 +33,13 @@ void Character::Impl::startGather(const GetUpClip& clip) {
   setRagdollDampers(false);
   if (!ragdoll_->acquireMotors(MotorOwner::Gather)) {
     gathering_ = false;
-    event("gather",
-          std::string("refused: the joint motors are held by ") + motorOwnerName(ragdoll_->motorOwner(0)));
+    event(CharacterEventKind::Gather, "refused: the joint motors are held by %s",
+          motorOwnerName(ragdoll_->motorOwner(0)));
     return;
   }
   driveMotors(MotorOwner::Gather, jointTargets_, {}, driveWeights_);
-  event("gather",
-        std::string(facingName(gatherFacing_)) + " clip: servos pull the limbs toward its first frame");
+  event(CharacterEventKind::Gather, "%s clip: servos pull the limbs toward its first frame",
+        facingName(gatherFacing_));
 }
 
 void Character::Impl::gatherPostStep(double dt) {
@@ -47,9 +47,10 @@ void Character::Impl::gatherPostStep(double dt) {
   if (externalForce_ || !getUpAllowed_ || facing_.candidate() != gatherFacing_ || facing_.inHoldBand()) {
     stopGather();
     gatherRolledOver_ = !externalForce_ && getUpAllowed_;
-    event("gather", externalForce_   ? "stopped: external force"
-                    : !getUpAllowed_ ? "stopped: get-up not allowed"
-                                     : "stopped: the body rolled over");
+    event(CharacterEventKind::Gather, "%s",
+          externalForce_   ? "stopped: external force"
+          : !getUpAllowed_ ? "stopped: get-up not allowed"
+                           : "stopped: the body rolled over");
     return;
   }
   bool atRest = true;

@@ -73,7 +73,7 @@ Character::Impl::LandingStep Character::Impl::landingPostStep(double dt) {
     if (airTime_ >= s.minAirTime && airTime_ > 0.0) {
       // A touch-down: the decision window opens.
       touchdownAt_ = time_;
-      flights_.push_back(FlightRecord{flightStart_, time_, pelvisAirStart_, pelvis, false});
+      flights_.push(FlightRecord{flightStart_, time_, pelvisAirStart_, pelvis, false});
     }
     airTime_ = 0.0;
   }
@@ -114,11 +114,10 @@ Character::Impl::LandingStep Character::Impl::landingPostStep(double dt) {
   }
   if (time_ - touchdownAt_ + 1e-9 >= s.decisionTime) {
     touchdownAt_ = -1.0;
-    event("touchdown",
-          format("not on its feet within %.2f s (feet %.2f m from the pelvis, pelvis at ", s.decisionTime,
-                 footOffset) +
-              format("%.0f %% of its standing height, tilt %.0f deg, ", 100.0 * height, tilt * 180.0 / kPi) +
-              format("%.1f rad/s): falls on", spin));
+    event(CharacterEventKind::Touchdown,
+          "not on its feet within %.2f s (feet %.2f m from the pelvis, pelvis at %.0f %% of its standing "
+          "height, tilt %.0f deg, %.1f rad/s): falls on",
+          s.decisionTime, footOffset, 100.0 * height, tilt * 180.0 / kPi, spin);
     return LandingStep::None;
   }
   return LandingStep::InFlight;
@@ -172,7 +171,7 @@ bool Character::Impl::tryLand() {
   blendWeight_ = 1.0;
   recoveryFinished_ = true;
   LandingRecord record;
-  record.flight = static_cast<int>(flights_.size()) - 1;
+  record.flight = static_cast<std::int64_t>(flights_.total()) - 1;
   if (record.flight >= 0) flights_.back().landed = true;
   record.time = time_;
   record.from = from;
@@ -180,12 +179,11 @@ bool Character::Impl::tryLand() {
   record.pelvisAtLanding = bodyPoses_[0].translation;
   record.worldFromRoot = plan.worldFromRoot;
   record.standDecision = plan.decision;
-  landings_.push_back(record);
+  landings_.push(record);
   touchdownAt_ = -1.0;
   airTime_ = 0.0;
-  event("landed", format("on its feet %.2f s after the touch-down, from ",
-                         record.flight >= 0 ? time_ - flights_.back().touchdown : 0.0) +
-                      characterStateName(from));
+  event(CharacterEventKind::Landed, "on its feet %.2f s after the touch-down, from %s",
+        record.flight >= 0 ? time_ - flights_.back().touchdown : 0.0, characterStateName(from));
   return true;
 }
 
@@ -194,7 +192,7 @@ Status Character::Impl::knockBack(const Vec3& impulse) {
   if (state_ == CharacterState::Recovering) cancelRecovery("knock-back during the get-up");
   if (gathering_) {
     stopGather();
-    event("gather", "stopped: knock-back");
+    event(CharacterEventKind::Gather, "stopped: knock-back");
   }
   if (state_ == CharacterState::Animated || state_ == CharacterState::Powered) {
     const HandoffRecord& record = goRagdoll();
@@ -211,8 +209,8 @@ Status Character::Impl::knockBack(const Vec3& impulse) {
     ragdoll_->applyImpulse(b, impulse * (world_->mass(id) / total), world_->transform(id).translation);
   }
   externalForce_ = true;
-  event("knockback",
-        format("%.0f N s over %.1f kg: %.2f m/s", glm::length(impulse), total, glm::length(impulse) / total));
+  event(CharacterEventKind::Knockback, "%.0f N s over %.1f kg: %.2f m/s", glm::length(impulse), total,
+        glm::length(impulse) / total);
   return {};
 }
 

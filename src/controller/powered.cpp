@@ -76,15 +76,17 @@ Status Character::Impl::validatePowered(const PoweredSettings& s) const {
 
 Status Character::Impl::goPartial(std::span<const double> bodyWeights, double rampTime,
                                   PoweredSettings settings) {
-  settings.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
-  settings.rampTime = rampTime;
-  return goPowered(settings);
+  partialSettings_ = settings;  // copy-assigned: the scratch's vectors keep their storage
+  partialSettings_.bodyWeights.assign(bodyWeights.begin(), bodyWeights.end());
+  partialSettings_.rampTime = rampTime;
+  return goPowered(partialSettings_);
 }
 
 Status Character::Impl::goLimbLag(const LimbLagSettings& settings, PoweredSettings powered) {
   if (!(settings.weight > 0.0 && settings.weight <= 1.0))
     return Error{"limb lag: weight must be in (0, 1], got " + fmt("%g", settings.weight)};
-  std::vector<double> weights(asset_->bodies.size(), 0.0);
+  std::vector<double>& weights = limbWeights_;
+  weights.assign(asset_->bodies.size(), 0.0);
   bool any = false;
   for (const Slot slot : settings.slots) {
     if (static_cast<int>(slot) >= static_cast<int>(Slot::Count))
@@ -96,7 +98,7 @@ Status Character::Impl::goLimbLag(const LimbLagSettings& settings, PoweredSettin
   }
   if (!any) return Error{"limb lag: the asset has a body in none of the slots asked for"};
   powered.returnWhenSettled = false;
-  return goPartial(weights, settings.rampTime, std::move(powered));
+  return goPartial(limbWeights_, settings.rampTime, std::move(powered));
 }
 
 Status Character::Impl::goPowered(const PoweredSettings& settings) {
@@ -105,7 +107,8 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   }
   if (Status s = validatePowered(settings); !s) return s;
   const size_t n = asset_->bodies.size();
-  std::vector<double> weights = settings.bodyWeights;
+  std::vector<double>& weights = poweredWeights_;
+  weights.assign(settings.bodyWeights.begin(), settings.bodyWeights.end());
   if (weights.empty()) weights.assign(n, 1.0);
   if (std::none_of(weights.begin(), weights.end(), [](double w) { return w > 0.0; }))
     return Error{"powered: no body has a physics weight > 0"};
@@ -121,15 +124,14 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   ragdoll_->setInternalCollisions(settings.internalCollisions);
   if (!wasPowered) {
     for (size_t b = 0; b < n; ++b) physicsMask_[b] = weights[b] > 0.0 ? 1 : 0;
-    HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
+    HandoffRecord& record = newRecord();
+    ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive, record);
+    recordCommit(record);
     if (!record.committed) {
       ragdoll_->releaseMotors(MotorOwner::Drive);
-      event("refused", "powered: handoff abandoned: " + record.failure);
-      const std::string why = record.failure;
-      recordCommit(std::move(record));
-      return Error{"powered: handoff abandoned: " + why};
+      event(CharacterEventKind::Refused, "powered: handoff abandoned: %s", record.failure.c_str());
+      return Error{"powered: handoff abandoned: " + record.failure};
     }
-    recordCommit(std::move(record));
     bodyWeights_ = weights;
     rampStartWeight_ = 0.0;
     resetFlight();
@@ -140,8 +142,8 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   powered_ = settings;
   powered_.bodyWeights.clear();
   if (wasPowered) {
-    const std::vector<double> drives = settings.driveWeights;
-    if (Status s = setBodyWeights(weights, drives); !s) return s;
+    poweredDrives_.assign(settings.driveWeights.begin(), settings.driveWeights.end());
+    if (Status s = setBodyWeights(weights, poweredDrives_); !s) return s;
   } else if (settings.driveWeights.empty()) {
     std::fill(driveWeightsPerBody_.begin(), driveWeightsPerBody_.end(), 1.0);
   } else {
@@ -155,7 +157,8 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   driveWeight_ = rampStartWeight_;
 
   // Pins: the given ones, plus pelvis and feet when asked (a standing hit reaction).
-  std::vector<PoweredPin> pins = settings.pins;
+  std::vector<PoweredPin>& pins = poweredPins_;
+  pins.assign(settings.pins.begin(), settings.pins.end());
   if (settings.pinPelvisAndFeet) {
     for (Slot slot : {Slot::Pelvis, Slot::FootL, Slot::FootR}) {
       const int joint = asset_->map[slot];
@@ -169,15 +172,22 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
     }
   }
   powered_.pins = pins;
-  std::vector<BodyId> pinBodies;
-  std::vector<PinGains> pinGains;
+  pinBodies_.clear();
+  pinGains_.clear();
   for (const PoweredPin& p : pins) {
-    pinBodies.push_back(ragdoll_->body(p.body));
-    pinGains.push_back(p.gains);
+    pinBodies_.push_back(ragdoll_->body(p.body));
+    pinGains_.push_back(p.gains);
   }
   listeners_.clear();
-  pins_.reset();
-  if (!pins.empty()) pins_ = std::make_unique<PinApplier>(*world_, pinBodies, pinGains);
+  pins_ = nullptr;
+  if (!pins.empty()) {
+    if (pinStore_) {
+      pinStore_->reset(pinBodies_, pinGains_);
+    } else {
+      pinStore_ = std::make_unique<PinApplier>(*world_, pinBodies_, pinGains_);
+    }
+    pins_ = pinStore_.get();
+  }
 
   if (settings.solver == DriveSolver::Explicit) {
     ragdoll_->releaseMotors(MotorOwner::Drive);  // from the implicit solver: the servos go off
@@ -188,18 +198,17 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   } else {
     drive_->setEnabled(false);
   }
-  if (pins_) listeners_.add(pins_.get());
+  if (pins_) listeners_.add(pins_);
   // This character's own listener (its drive and pins), beside any other owner's in the world.
   world_->addSubstepListener(&listeners_);
 
   haveJointTargets_ = false;
   updateDriveTargets(0.0);
   const bool full = std::all_of(bodyWeights_.begin(), bodyWeights_.end(), [](double w) { return w > 0.0; });
-  event(full ? "powered" : "partial",
-        std::string(settings.solver == DriveSolver::Explicit ? "explicit" : "implicit") +
-            fmt(" drives, weight %.2f over %.2f s", settings.weight, settings.rampTime) +
-            fmt(", %.0f pins", static_cast<double>(pins.size())) +
-            (settings.internalCollisions ? ", internal collisions on" : ", internal collisions off"));
+  event(full ? CharacterEventKind::Powered : CharacterEventKind::Partial,
+        "%s drives, weight %.2f over %.2f s, %.0f pins, internal collisions %s",
+        settings.solver == DriveSolver::Explicit ? "explicit" : "implicit", settings.weight,
+        settings.rampTime, static_cast<double>(pins.size()), settings.internalCollisions ? "on" : "off");
   return {};
 }
 
@@ -256,13 +265,12 @@ Status Character::Impl::setBodyWeights(std::span<const double> bodyWeights,
     any = any || physicsMask_[b];
   }
   if (any) {
-    HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive);
-    const bool ok = record.committed;
-    const std::string why = record.failure;
-    recordCommit(std::move(record));
-    if (!ok) {
-      event("refused", "partial: handoff abandoned: " + why);
-      return Error{"setBodyWeights: handoff abandoned: " + why};
+    HandoffRecord& record = newRecord();
+    ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Drive, record);
+    recordCommit(record);
+    if (!record.committed) {
+      event(CharacterEventKind::Refused, "partial: handoff abandoned: %s", record.failure.c_str());
+      return Error{"setBodyWeights: handoff abandoned: " + record.failure};
     }
   }
   // Bodies going back to the animation.
@@ -448,11 +456,12 @@ bool Character::Impl::tryReturnToAnimation() {
                                                asset_->capsule.halfHeight, settings_.stand.blockMask);
   if (blocked) {
     if (!powered_.holdWhenBlocked) {
-      event("blocked", "no capsule space to return to animation: falling");
+      event(CharacterEventKind::Blocked, "no capsule space to return to animation: falling");
       knockOut(maxPositionError_);
       return false;
     }
-    if (!blocked_) event("blocked", "no capsule space to return to animation: holding the pose");
+    if (!blocked_)
+      event(CharacterEventKind::Blocked, "no capsule space to return to animation: holding the pose");
     blocked_ = true;
     return false;
   }
@@ -468,8 +477,8 @@ bool Character::Impl::tryReturnToAnimation() {
   std::copy(display_.begin(), display_.end(), returnFrom_.begin());
   offsetsFromAnimation();
   exitOffsets_ = blend > 0.0;
-  event("unpowered",
-        fmt("back to animation, pose error %.2f deg rms", rms * 180.0 / kPi) + fmt(", %.3f m", distance));
+  event(CharacterEventKind::Unpowered, "back to animation, pose error %.2f deg rms, %.3f m",
+        rms * 180.0 / kPi, distance);
   return true;
 }
 
@@ -506,10 +515,14 @@ bool Character::Impl::poweredToRagdoll() {
   // none left it only records that the drives went off).
   for (size_t b = 0; b < physicsMask_.size(); ++b)
     physicsMask_[b] = ragdoll_->authority(static_cast<int>(b)) == Authority::Animation;
-  HandoffRecord record = ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Physics);
+  HandoffRecord& record = newRecord();
+  ragdoll_->commitBodies(settings_.handoff, physicsMask_, Authority::Physics, record);
   const bool ok = record.committed;
-  if (!ok) event("refused", "full ragdoll from powered: handoff abandoned: " + record.failure);
-  recordCommit(std::move(record));
+  if (!ok) {
+    event(CharacterEventKind::Refused, "full ragdoll from powered: handoff abandoned: %s",
+          record.failure.c_str());
+  }
+  recordCommit(record);
   std::fill(jointWeights_.begin(), jointWeights_.end(), 0.0);
   driveWeight_ = 0.0;
   if (!ok) {
@@ -525,8 +538,8 @@ bool Character::Impl::poweredToRagdoll() {
 
 void Character::Impl::knockOut(double distance) {
   if (poweredToRagdoll()) {
-    event("knockout", fmt("a body is %.2f m from its animated pose (knock-out distance %.2f m)", distance,
-                          powered_.knockoutDistance));
+    event(CharacterEventKind::Knockout, "a body is %.2f m from its animated pose (knock-out distance %.2f m)",
+          distance, powered_.knockoutDistance);
   }
 }
 

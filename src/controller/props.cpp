@@ -15,12 +15,6 @@ namespace {
 constexpr double kPropPairMargin = 0.005;          // [m]
 constexpr double kPropPairLookAhead = 1.0 / 60.0;  // [s]
 
-std::string propFigures(const char* f, double a, double b) {
-  char text[160];
-  std::snprintf(text, sizeof text, f, a, b);
-  return text;
-}
-
 }  // namespace
 
 Result<int> Character::Impl::addProp(const PropDesc& desc) {
@@ -101,8 +95,7 @@ Result<int> Character::Impl::addProp(const PropDesc& desc) {
   props_.push_back(std::move(p));
   const int index = static_cast<int>(props_.size()) - 1;
   attachProp(index);
-  propReleases_.reserve(props_.size() * 4);
-  event("grab", "prop '" + desc.name + "' in the hand (body '" + hand.name + "')");
+  event(CharacterEventKind::Grab, "prop '%s' in the hand (body '%s')", desc.name.c_str(), hand.name.c_str());
   return index;
 }
 
@@ -154,7 +147,7 @@ Status Character::Impl::grabProp(int index) {
   const Transform worldFromHand = world_->transform(ragdoll_->body(p.handBody));
   world_->setTransform(p.body, worldFromHand * p.handBodyFromGrip * p.desc.propFromGrip.inverse());
   attachProp(index);
-  event("grab", "prop '" + p.desc.name + "' back in the hand (teleported to the grip)");
+  event(CharacterEventKind::Grab, "prop '%s' back in the hand (teleported to the grip)", p.desc.name.c_str());
   return {};
 }
 
@@ -188,10 +181,10 @@ void Character::Impl::releaseProp(int index, bool atDeath) {
   r.propPointVelocity =
       r.propVelocityAfter + glm::cross(r.propAngularVelocity, r.gripPoint - worldFromProp.translation);
   r.gripSeparation = glm::length((worldFromProp * p.desc.propFromGrip).translation - r.gripPoint);
-  propReleases_.push_back(r);
-  event("drop", "prop '" + p.desc.name + "'" + (atDeath ? " at death" : "") +
-                    propFigures(" at %.3f m/s (hand at the grip), %.3f rad/s",
-                                glm::length(r.handPointVelocity), glm::length(omega)));
+  propReleases_.push(r);
+  event(CharacterEventKind::Drop, "prop '%s'%s at %.3f m/s (hand at the grip), %.3f rad/s",
+        p.desc.name.c_str(), atDeath ? " at death" : "", glm::length(r.handPointVelocity),
+        glm::length(omega));
   propsPostStep();  // pairs already apart collide from the next step
 }
 

@@ -13,12 +13,13 @@ using controller_detail::format;
 using controller_detail::horizontal;
 
 const HandoffRecord& Character::Impl::goRagdoll(const AnimationInput* denseSample) {
-  HandoffRecord record;
   if (state_ == CharacterState::Powered) {
-    if (poweredToRagdoll()) event("ragdoll", "handoff from powered mode (drives off)");
-    return handoffs_.back();
+    if (poweredToRagdoll()) event(CharacterEventKind::Ragdoll, "handoff from powered mode (drives off)");
+    return lastHandoff();
   }
+  HandoffRecord& record = newRecord();
   if (state_ == CharacterState::Ragdoll) {
+    controller_detail::resetRecord(record);
     record.failure = "already a ragdoll";
   } else {
     if (denseSample && state_ == CharacterState::Animated && ragdoll_->history().size() > 0 &&
@@ -27,20 +28,20 @@ const HandoffRecord& Character::Impl::goRagdoll(const AnimationInput* denseSampl
       const double simTime = ragdoll_->history().time(0) - (animTime_ - denseSample->time);
       localToModel(skeleton_, denseSample->locals, scratchModels_);
       if (Status s = ragdoll_->addDenseSample(simTime, denseSample->worldFromRoot, scratchModels_); !s) {
-        event("refused", "dense sample: " + s.error());
+        event(CharacterEventKind::Refused, "dense sample: %s", s.error().c_str());
       }
     }
-    record = ragdoll_->commit(settings_.handoff);
+    ragdoll_->commit(settings_.handoff, record);
   }
   if (record.committed) {
     enterRagdoll(ragdoll_->history().size() > 0 ? ragdoll_->history().root(0) : animRoot_,
                  settings_.handoff.displayBlendTime);
-    event("ragdoll", std::string("handoff (") + handoffModeName(record.mode) + ")");
+    event(CharacterEventKind::Ragdoll, "handoff (%s)", handoffModeName(record.mode));
   } else {
-    event("refused", "handoff abandoned: " + record.failure);
+    event(CharacterEventKind::Refused, "handoff abandoned: %s", record.failure.c_str());
   }
-  recordCommit(std::move(record));
-  return handoffs_.back();
+  recordCommit(record);
+  return record;
 }
 
 void Character::Impl::setRagdollDampers(bool on) {
@@ -139,10 +140,10 @@ void Character::Impl::ragdollPostStep(double dt) {
       // from the side. The display transition blends the limbs instead (planned at the speed
       // bound).
       if (wedged) {
-        event("gather", format("skipped: settled on its side for %.2f s, ", sideWait_) +
-                            facingName(facing_.candidate()) + " clip kept");
+        event(CharacterEventKind::Gather, "skipped: settled on its side for %.2f s, %s clip kept", sideWait_,
+              facingName(facing_.candidate()));
       } else if (gatherRolledOver_) {
-        event("gather", "skipped: the last gather rolled the body over");
+        event(CharacterEventKind::Gather, "skipped: the last gather rolled the body over");
       }
       tryStartRecovery(dt);
     }

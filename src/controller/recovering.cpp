@@ -35,8 +35,8 @@ bool Character::Impl::tryStartRecovery(double dt) {
   if (!plan.ok()) {
     ++pendingDelays_;
     retryAt_ = time_ + settings_.recoveryRetryDelay;
-    event("delay", std::string("no standable spot (") + standReasonName(plan.reason) + "), retry in " +
-                       format("%.2f s", settings_.recoveryRetryDelay));
+    event(CharacterEventKind::Delay, "no standable spot (%s), retry in %.2f s", standReasonName(plan.reason),
+          settings_.recoveryRetryDelay);
     return false;
   }
   // Capture: every bone's fallen world transform, local to its parent, the root against the
@@ -67,15 +67,16 @@ bool Character::Impl::tryStartRecovery(double dt) {
   record.worldFromRoot = recoveryRoot_;
   record.delays = pendingDelays_;
   pendingDelays_ = 0;
-  recoveries_.push_back(record);
-  event("getup", std::string(facingName(facing)) + " get-up, yaw from " + facingSourceName(placement.source) +
-                     ", " + standDecisionName(plan.decision) +
-                     (plan.decision == StandDecision::Relocate
-                          ? std::string(" (") + standReasonName(plan.proposedSpotReason) +
-                                format(", moved %.2f m)", plan.relocationDistance)
-                          : std::string()) +
-                     format(", transition %.2f s (hold %.2f s, worst point %.2f m/s)",
-                            transitionPlan_.duration, transitionPlan_.hold, transitionPlan_.worstPointSpeed));
+  recoveries_.push(record);
+  char relocated[96] = "";
+  if (plan.decision == StandDecision::Relocate) {
+    std::snprintf(relocated, sizeof relocated, " (%s, moved %.2f m)",
+                  standReasonName(plan.proposedSpotReason), plan.relocationDistance);
+  }
+  event(CharacterEventKind::GetUp,
+        "%s get-up, yaw from %s, %s%s, transition %.2f s (hold %.2f s, worst point %.2f m/s)",
+        facingName(facing), facingSourceName(placement.source), standDecisionName(plan.decision), relocated,
+        transitionPlan_.duration, transitionPlan_.hold, transitionPlan_.worstPointSpeed);
   // Display at weight 0: the captured pose on the new root.
   std::copy(captured_.begin(), captured_.end(), display_.begin());
   displayRoot_ = recoveryRoot_;
@@ -114,7 +115,7 @@ void Character::Impl::recoveringPostStep(double dt) {
     approachStart_ = true;  // the bodies ease from the clip's last frame onto the animation
     recoveries_.back().finished = true;
     recoveryFinished_ = true;
-    event("recovered", format("stood up after %.2f s", recoveryTime_));
+    event(CharacterEventKind::Recovered, "stood up after %.2f s", recoveryTime_);
   }
 }
 
@@ -127,7 +128,8 @@ void Character::Impl::cancelRecovery(const char* why) {
   // The limbs have followed the displayed skeleton every step: commit from it.
   HandoffSettings settings = settings_.handoff;
   settings.mode = HandoffMode::Inherit;
-  HandoffRecord record = ragdoll_->commit(settings);
+  HandoffRecord& record = newRecord();
+  ragdoll_->commit(settings, record);
   if (record.committed) {
     setRagdollDampers(false);  // the first step carries the displayed motion untouched
     state_ = CharacterState::Ragdoll;
@@ -140,11 +142,11 @@ void Character::Impl::cancelRecovery(const char* why) {
     settle_.reset();
     facing_.reset();
     recoveries_.back().cancelled = true;
-    event("cancel", why);
+    event(CharacterEventKind::Cancel, "%s", why);
   } else {
-    event("refused", "cancel failed: " + record.failure);
+    event(CharacterEventKind::Refused, "cancel failed: %s", record.failure.c_str());
   }
-  recordCommit(std::move(record));
+  recordCommit(record);
 }
 
 }  // namespace handoff

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdarg>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 namespace handoff {
@@ -20,7 +23,24 @@ Character::Impl::Impl(PhysicsWorld& world, std::shared_ptr<const RagdollAsset> a
       skeleton_(skeleton),
       settings_(settings),
       settle_(settings.settle),
-      facing_(settings.facing) {}
+      facing_(settings.facing) {
+  // Every ring's slots are allocated now (HistorySettings).
+  propReleases_ = History<PropRelease>(settings.history.propReleases);
+  recoveries_ = History<RecoveryRecord>(settings.history.recoveries);
+  flights_ = History<FlightRecord>(settings.history.flights);
+  landings_ = History<LandingRecord>(settings.history.landings);
+  events_ = History<CharacterEvent>(settings.history.events);
+  // Every handoff slot holds a record of this ragdoll's size with its names: a commit into a
+  // slot (Ragdoll::commitBodies into the caller's record) then allocates nothing.
+  HandoffRecord prototype;
+  prototype.bodies.resize(asset_->bodies.size());
+  for (size_t b = 0; b < asset_->bodies.size(); ++b) prototype.bodies[b].name = asset_->bodies[b].name;
+  prototype.joints.resize(asset_->joints.size());
+  for (size_t j = 0; j < asset_->joints.size(); ++j) prototype.joints[j].name = asset_->joints[j].name;
+  prototype.failure.reserve(256);
+  handoffs_ = History<HandoffRecord>(settings.history.handoffs, prototype);
+  stepImpulse_.assign(asset_->bodies.size(), Vec3{0.0});
+}
 
 Character::Impl::~Impl() {
   // Nothing of this character stays registered in the world it leaves.
@@ -32,20 +52,32 @@ Character::Impl::~Impl() {
   }
 }
 
-void Character::Impl::recordCommit(HandoffRecord&& record) {
-  const bool committed = record.committed;
-  handoffs_.push_back(std::move(record));
+HandoffRecord& Character::Impl::newRecord() {
+  // A pending first-step record about to be overwritten (a ring of one) is not probed any more.
+  if (firstStepRecord_ >= 0 &&
+      handoffs_.total() - static_cast<std::uint64_t>(firstStepRecord_) >= handoffs_.capacity()) {
+    if (firstStepProbe_) {
+      world_->removeSubstepListener(&*firstStepProbe_);
+      firstStepProbe_.reset();
+    }
+    firstStepRecord_ = -1;
+  }
+  return handoffs_.push();
+}
+
+void Character::Impl::recordCommit(HandoffRecord& record) {
   // The first step after a commit is recorded on its record (BodyHandoff::*AfterFirstStep and
   // *AfterFirstSubstep): a probe listens to that step's substeps; postStep reads it out. A
-  // record pushed meanwhile moves the vector: the probe points at the newest committed one.
-  const int pending = firstStepRecord_;
+  // record pushed meanwhile: the probe points at the newest committed one.
+  assert(&record == &handoffs_.back());
+  const std::int64_t pending = firstStepRecord_;
   if (firstStepProbe_) {
     world_->removeSubstepListener(&*firstStepProbe_);
     firstStepProbe_.reset();
   }
-  firstStepRecord_ = committed ? static_cast<int>(handoffs_.size()) - 1 : pending;
+  firstStepRecord_ = record.committed ? static_cast<std::int64_t>(handoffs_.total()) - 1 : pending;
   if (firstStepRecord_ >= 0) {
-    firstStepProbe_.emplace(*ragdoll_, handoffs_[static_cast<size_t>(firstStepRecord_)]);
+    firstStepProbe_.emplace(*ragdoll_, handoffs_.atMutable(static_cast<std::uint64_t>(firstStepRecord_)));
     world_->addSubstepListener(&*firstStepProbe_, /*first=*/true);
   }
 }
@@ -55,7 +87,7 @@ void Character::Impl::recordFirstStep() {
   firstStepProbe_->finish();
   world_->removeSubstepListener(&*firstStepProbe_);
   firstStepProbe_.reset();
-  ragdoll_->recordFirstStep(handoffs_[static_cast<size_t>(firstStepRecord_)]);
+  ragdoll_->recordFirstStep(handoffs_.atMutable(static_cast<std::uint64_t>(firstStepRecord_)));
   firstStepRecord_ = -1;
 }
 
@@ -64,8 +96,16 @@ void Character::Impl::setGetUpClips(std::optional<GetUpClip> supine, std::option
   prone_ = std::move(prone);
 }
 
-void Character::Impl::event(const char* kind, std::string detail) {
-  events_.push_back(CharacterEvent{time_, kind, std::move(detail)});
+void Character::Impl::event(CharacterEventKind kind, const char* format, ...) {
+  CharacterEvent& e = events_.push();
+  e.time = time_;
+  e.kind = kind;
+  std::va_list args;
+  va_start(args, format);
+  const int length = std::vsnprintf(e.detail, sizeof e.detail, format, args);
+  va_end(args);
+  if (length >= static_cast<int>(sizeof e.detail)) std::memcpy(e.detail + sizeof e.detail - 4, "...", 4);
+  if (length < 0) e.detail[0] = '\0';
 }
 
 bool Character::Impl::takeRecoveryFinished() {
@@ -96,7 +136,8 @@ Status Character::Impl::preStep(const AnimationInput& animation, double dt) {
   if (!isFinite(animation.worldFromRoot)) return Error{"animation root transform is not finite"};
   for (size_t j = 0; j < n; ++j) {
     if (!isFinite(animation.locals[j])) {
-      event("refused", "joint '" + skeleton_.jointNames[j] + "' of the animation pose is not finite");
+      event(CharacterEventKind::Refused, "joint '%s' of the animation pose is not finite",
+            skeleton_.jointNames[j].c_str());
       return Error{"joint '" + skeleton_.jointNames[j] + "' of the animation pose is not finite"};
     }
   }
@@ -133,6 +174,7 @@ Status Character::Impl::preStep(const AnimationInput& animation, double dt) {
 
 void Character::Impl::postStep(double dt) {
   time_ += dt;
+  std::fill(stepImpulse_.begin(), stepImpulse_.end(), Vec3{0.0});
   recordFirstStep();
   const int breaks = ragdoll_->updateBreaks(time_, dt);
   if (breaks > 0) recordBreaks(breaks);
@@ -158,7 +200,8 @@ void Character::Impl::postStep(double dt) {
     // In pieces: no drive tracks, no servo gathers, no get-up (ragdollPostStep). A powered or
     // partial ragdoll falls as a full one from the next step.
     stopGather();
-    if (state_ == CharacterState::Powered && poweredToRagdoll()) event("knockout", "a joint broke");
+    if (state_ == CharacterState::Powered && poweredToRagdoll())
+      event(CharacterEventKind::Knockout, "a joint broke");
   }
   propsPostStep();
   externalForce_ = false;
@@ -169,8 +212,8 @@ void Character::Impl::recordBreaks(int count) {
   for (size_t i = all.size() - static_cast<size_t>(count); i < all.size(); ++i) {
     const JointBreak& b = all[i];
     const JointDef& def = asset_->joints[static_cast<size_t>(b.joint)];
-    event("break", "joint '" + def.name + "' " + format("at %.1f N, %.1f N m ", b.force, b.torque) +
-                       format("(limits %g N, %g N m): stays a ragdoll", def.breakForce, def.breakTorque));
+    event(CharacterEventKind::Break, "joint '%s' at %.1f N, %.1f N m (limits %g N, %g N m): stays a ragdoll",
+          def.name.c_str(), b.force, b.torque, def.breakForce, def.breakTorque);
   }
 }
 
@@ -194,8 +237,9 @@ bool Character::Impl::containPhysicsFault() {
   ragdoll_->resetBodies(lastValidPoses_);
   settle_.reset();
   ++faults_;
-  event("fault", "body '" + asset_->bodies[static_cast<size_t>(bad)].name +
-                     "' became non-finite or left the world; reset to the last valid pose, at rest");
+  event(CharacterEventKind::Fault,
+        "body '%s' became non-finite or left the world; reset to the last valid pose, at rest",
+        asset_->bodies[static_cast<size_t>(bad)].name.c_str());
   return true;
 }
 
@@ -205,11 +249,12 @@ Status Character::Impl::applyImpulse(int body, const Vec3& impulse, const Vec3& 
   if (state_ == CharacterState::Recovering) cancelRecovery("hit during the get-up transition");
   if (gathering_) {
     stopGather();
-    event("gather", "stopped: hit");
+    event(CharacterEventKind::Gather, "stopped: hit");
   }
   if (state_ == CharacterState::Animated) {
     if (!settings_.hitReactionEnabled) {
-      event("impulse", "ignored while animated (" + asset_->bodies[static_cast<size_t>(body)].name + ")");
+      event(CharacterEventKind::Impulse, "ignored while animated (%s)",
+            asset_->bodies[static_cast<size_t>(body)].name.c_str());
       return {};
     }
     if (Status s = goPowered(settings_.hitReaction); !s) return s;  // the hit reaction
@@ -222,10 +267,28 @@ Status Character::Impl::applyImpulse(int body, const Vec3& impulse, const Vec3& 
     if (Status s = setBodyWeights(weights, drives); !s) return s;
   }
   if (state_ == CharacterState::Powered) settledFor_ = 0.0;
-  ragdoll_->applyImpulse(body, impulse, worldPoint);
+  // Hostile impulses: this step's impulses on the body change its speed by at most
+  // maxSpeedChangePerStep; the part beyond is dropped (the sum's direction kept).
+  const auto b = static_cast<size_t>(body);
+  const double bound = settings_.maxSpeedChangePerStep * asset_->bodies[static_cast<size_t>(body)].mass;
+  const Vec3 sum = stepImpulse_[b] + impulse;
+  Vec3 taken = impulse;
+  const bool clamped = std::isfinite(bound) && glm::length(sum) > bound * (1.0 + 1e-9);
+  if (clamped) {
+    taken = sum * (bound / glm::length(sum)) - stepImpulse_[b];
+    ++impulseClamps_;
+  }
+  stepImpulse_[b] += taken;
+  ragdoll_->applyImpulse(body, taken, worldPoint);
   externalForce_ = true;
-  event("impulse",
-        format("%.0f N s on ", glm::length(impulse)) + asset_->bodies[static_cast<size_t>(body)].name);
+  if (clamped) {
+    event(CharacterEventKind::Impulse, "%.0f N s on %s, clamped to %.0f N s (at most %.0f m/s per step)",
+          glm::length(impulse), asset_->bodies[b].name.c_str(), glm::length(taken),
+          settings_.maxSpeedChangePerStep);
+  } else {
+    event(CharacterEventKind::Impulse, "%.0f N s on %s", glm::length(impulse),
+          asset_->bodies[b].name.c_str());
+  }
   return {};
 }
 

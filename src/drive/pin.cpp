@@ -54,14 +54,20 @@ PinOutput computePin(const PinGains& gains, const PinInput& in) {
 }
 
 PinApplier::PinApplier(PhysicsWorld& world, std::span<const BodyId> bodies, std::span<const PinGains> gains)
-    : world_(world),
-      bodies_(bodies.begin(), bodies.end()),
-      gains_(gains.begin(), gains.end()),
-      targets_(bodies.size()),
-      weights_(bodies.size(), 1.0),
-      results_(bodies.size()) {
+    : world_(world) {
+  reset(bodies, gains);
+}
+
+void PinApplier::reset(std::span<const BodyId> bodies, std::span<const PinGains> gains) {
   assert(gains.size() == bodies.size() && "PinApplier: one PinGains per body");
+  bodies_.assign(bodies.begin(), bodies.end());
+  gains_.assign(gains.begin(), gains.end());
+  targets_.assign(bodies.size(), Target{});
+  weights_.assign(bodies.size(), 1.0);
+  results_.assign(bodies.size(), PinOutput{});
   for (size_t i = 0; i < bodies_.size(); ++i) targets_[i].worldFromBody = world_.transform(bodies_[i]);
+  resetExternalImpulse();
+  enabled_ = true;
 }
 
 bool PinApplier::setTarget(int pin, const Transform& worldFromBody, const Vec3& linearVelocity,

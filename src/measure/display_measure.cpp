@@ -67,7 +67,7 @@ RecoveryJumpMeasure::RecoveryJumpMeasure(const Character& character) : display_(
 
 void RecoveryJumpMeasure::observe(const Character& character, JumpFigures& out) {
   const bool recovering = character.state() == CharacterState::Recovering;
-  const size_t recoveries = character.recoveries().size();
+  const std::uint64_t recoveries = character.recoveries().total();
   // The frame the recovery finished on shows the clip's last frame: still the recovery's.
   const bool sameRecovery = wasRecovering_ && recoveries == recoveries_;
   const bool finished = !recovering && sameRecovery && character.recoveries().back().finished;
@@ -178,8 +178,8 @@ void ReturnMeasure::observe(const Character& character, const PhysicsWorld& worl
   displayedPoints(character);
   for (int b = 0; b < character.ragdoll().bodyCount(); ++b)
     bodies_[static_cast<size_t>(b)] = world.transform(character.ragdoll().body(b)).translation;
-  const bool landed = character.landings().size() > landings_;
-  landings_ = character.landings().size();
+  const bool landed = character.landings().total() > landings_;
+  landings_ = character.landings().total();
   const bool back =
       state == CharacterState::Animated && lastState_ != CharacterState::Animated &&
       (lastState_ == CharacterState::Recovering || lastState_ == CharacterState::Powered || landed);

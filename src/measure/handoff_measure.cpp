@@ -44,8 +44,13 @@ HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRe
   const PoseHistory& h = character.ragdoll().history();
   std::vector<Vec3> lin = animationVelocities(character);
   const size_t bodyCount = lin.size();
-  recordIndex_ = static_cast<std::size_t>(&record - character.handoffs().data());
-  assert(recordIndex_ < character.handoffs().size() && "record is not one of the character's");
+  // The record's sequence number in the character's handoff ring (afterStep reads it back).
+  const History<HandoffRecord>& records = character.handoffs();
+  recordIndex_ = records.total();
+  for (std::uint64_t seq = records.firstSequence(); seq < records.total(); ++seq) {
+    if (&records.at(seq) == &record) recordIndex_ = seq;
+  }
+  assert(recordIndex_ < records.total() && "record is not one of the character's");
   animatedPoses_.resize(bodyCount);
   for (size_t b = 0; b < bodyCount; ++b) {
     const BodyHandoff& bh = record.bodies[b];
@@ -74,7 +79,8 @@ void HandoffMeasure::afterStep(const PhysicsWorld& world, const Character& chara
                                HandoffMetrics& out) {
   if (!pending_) return;
   pending_ = false;
-  const HandoffRecord& record = character.handoffs()[recordIndex_];
+  if (!character.handoffs().retained(recordIndex_)) return;  // overwritten (HistorySettings::handoffs)
+  const HandoffRecord& record = character.handoffs().at(recordIndex_);
   if (!record.bodies.empty() && !record.bodies[0].firstStepRecorded) return;  // not stepped yet
   const std::vector<Vec3> rigid = rigidJointVelocityChange(character.ragdoll().asset(), record, dt);
   const double g = gravityOf(world);

@@ -28,9 +28,10 @@ void PropMeasure::observe(const Character& character, const PhysicsWorld& world,
   }
 
   const double g = glm::length(world.settings().gravity);
-  const std::span<const PropRelease> releases = character.propReleases();
-  for (; releasesSeen_ < releases.size(); ++releasesSeen_) {
-    const PropRelease& r = releases[releasesSeen_];
+  const History<PropRelease>::Range releases = character.propReleases().readSince(releasesSeen_);
+  releasesSeen_ = releases.next;
+  for (auto it = releases.begin(); it != releases.end(); ++it) {
+    const PropRelease& r = *it;
     PropMetrics& m = out[static_cast<size_t>(r.prop)];
     m.released = true;
     m.releaseTime = r.time;
@@ -43,11 +44,16 @@ void PropMeasure::observe(const Character& character, const PhysicsWorld& world,
     m.releaseJump = glm::length(r.propVelocityAfter - r.propVelocityBefore);
     m.releaseJumpExcess = m.releaseJump - (0.05 * glm::length(r.propVelocityBefore) + g * dt);
     m.dropFrameMeasured = false;
-    pending_.push_back({static_cast<int>(releasesSeen_), r.propVelocityAfter, r.handVelocity});
+    pending_.push_back({static_cast<int>(it.sequence()), r.propVelocityAfter, r.handVelocity});
   }
   // The frame after a release: what the prop and its hand did with the velocities they had.
   for (size_t k = 0; k < pending_.size();) {
-    const PropRelease& r = releases[static_cast<size_t>(pending_[k].release)];
+    const auto seq = static_cast<std::uint64_t>(pending_[k].release);
+    if (!character.propReleases().retained(seq)) {  // overwritten (HistorySettings::propReleases)
+      pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(k));
+      continue;
+    }
+    const PropRelease& r = character.propReleases().at(seq);
     if (!(r.time < character.time())) {
       ++k;  // released in this frame's postStep: its frame is the next one
       continue;

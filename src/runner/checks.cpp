@@ -180,8 +180,10 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
     return e.type() == EventType::Ragdoll;
   });
   if (powered && !ragdollEvent) {
-    const double knockouts = static_cast<double>(std::count_if(
-        r.events.begin(), r.events.end(), [](const CharacterEvent& e) { return e.kind == "knockout"; }));
+    const double knockouts =
+        static_cast<double>(std::count_if(r.events.begin(), r.events.end(), [](const CharacterEvent& e) {
+          return e.kind == CharacterEventKind::Knockout;
+        }));
     checks.push_back(
         atMost("powered.no_knockout",
                "knock-outs into a full ragdoll (a body further than the knock-out distance from its "
@@ -420,8 +422,10 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
       checks.push_back(atLeast("landing.landed",
                                "falls that landed on their feet (animated again, no get-up)", "count",
                                static_cast<double>(r.landings.size()), value));
-      const double getUps = static_cast<double>(std::count_if(
-          r.events.begin(), r.events.end(), [](const CharacterEvent& e) { return e.kind == "getup"; }));
+      const double getUps =
+          static_cast<double>(std::count_if(r.events.begin(), r.events.end(), [](const CharacterEvent& e) {
+            return e.kind == CharacterEventKind::GetUp;
+          }));
       const double lying =
           static_cast<double>(std::count_if(r.series.state.begin(), r.series.state.end(),
                                             [](const std::string& st) { return st == "recovering"; }));

@@ -237,7 +237,7 @@ json scenarioJson(const ScenarioResult& r) {
   }
   json events = json::array();
   for (const CharacterEvent& e : r.events) {
-    events.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
+    events.push_back({{"time", e.time}, {"kind", eventKindName(e.kind)}, {"detail", e.detail}});
   }
   const TimeSeries& s = r.series;
   json pelvis = json::array();

@@ -59,7 +59,7 @@ DriveComparison comparisonOf(const ScenarioResult& o, DriveSolver solver) {
   dc.poweredReturned = o.poweredReturned;
   dc.hitReactions = o.hitReactions;
   dc.knockedOut = std::any_of(o.events.begin(), o.events.end(),
-                              [](const CharacterEvent& e) { return e.kind == "knockout"; });
+                              [](const CharacterEvent& e) { return e.kind == CharacterEventKind::Knockout; });
   for (const ThresholdCheck& c : o.checks) {
     if (c.name.rfind("powered.", 0) == 0) dc.checks.push_back(c);
   }

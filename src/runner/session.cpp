@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <span>
 #include <utility>
@@ -38,7 +39,7 @@ struct ScenarioSession::Impl {
   std::optional<GetUpClip> supine, prone;
   // The clip the game plays after a landing (Scenario::recovery.landing), and landings seen.
   std::shared_ptr<const Clip> landingClip;
-  size_t landingsSeen = 0;
+  std::uint64_t landingsSeen = 0;
   // Clips of the `clip` events in event order (the loaded ones, then those of added events).
   std::vector<std::shared_ptr<const Clip>> switches;
 
@@ -114,6 +115,15 @@ struct ScenarioSession::Impl {
   void measureKnockbacks();
   void partial(const ScenarioEvent& e, double t);
   void fillEnd(ScenarioResult& r, int framesPlayed) const;
+  /// How far the result has read the character's histories (History sequence numbers).
+  struct Cursors {
+    std::uint64_t events = 0, landings = 0;
+  };
+  Cursors cursors;
+  /// The character's new events and landings into `r`, and the figures of its retained
+  /// recoveries and landings that change after they are recorded (finished, exit blends): run
+  /// every frame, so that runs of any length keep every item (HistorySettings bounds the rings).
+  void drainInto(ScenarioResult& r, Cursors& c) const;
   const GetUpClip* getUp(Facing facing) const;
   Status prepareEvent(const ScenarioEvent& e, size_t index);
 };
@@ -384,9 +394,9 @@ void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
   Vec3 point = bodyPose.translation;
   if (p.point) point = p.pointSpace == PointSpace::Body ? bodyPose.transformPoint(*p.point) : *p.point;
   const bool wasAnimated = ch->state() == CharacterState::Animated;
-  const size_t before = ch->handoffs().size();
+  const size_t before = ch->handoffs().total();
   const Status st = ch->applyImpulse(b, j, point);
-  if (st && wasAnimated && ch->state() == CharacterState::Powered && ch->handoffs().size() > before) {
+  if (st && wasAnimated && ch->state() == CharacterState::Powered && ch->handoffs().total() > before) {
     // The hit reaction: the Character went powered by itself, then took the impulse.
     measure(ch->handoffs().back(), t, "powered");
     result.hitReactions.push_back(hit.begin(*ch, b, j, t));
@@ -410,20 +420,20 @@ void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
 void ScenarioSession::Impl::knockback(const ScenarioEvent& e, double t) {
   const auto& p = std::get<ScenarioEvent::Impulse>(e.payload);
   const Vec3 j = p.impulseSpace == ImpulseSpace::Root ? root.transformVector(p.impulse) : p.impulse;
-  const size_t before = ch->handoffs().size();
+  const size_t before = ch->handoffs().total();
   KnockbackMetrics k;
   k.time = t;
   k.impulse = glm::length(j);
-  k.flightsBefore = ch->flights().size();
-  k.landingsBefore = ch->landings().size();
-  k.recoveriesBefore = ch->recoveries().size();
+  k.flightsBefore = ch->flights().total();
+  k.landingsBefore = ch->landings().total();
+  k.recoveriesBefore = ch->recoveries().total();
   k.pelvisStart = world->transform(ch->ragdoll().body(pelvisBody)).translation;
   const Status st = ch->knockBack(j);
   if (!st) {
     notRun(e, st.error());
     return;
   }
-  if (ch->handoffs().size() > before) measure(ch->handoffs().back(), t, "handoff");
+  if (ch->handoffs().total() > before) measure(ch->handoffs().back(), t, "handoff");
   double mass = 0.0;
   for (int b = 0; b < ch->ragdoll().bodyCount(); ++b) mass += world->mass(ch->ragdoll().body(b));
   k.velocityChange = k.impulse / mass;
@@ -450,14 +460,14 @@ void ScenarioSession::Impl::powered(const ScenarioEvent& e, double t) {
   ps.pinPelvisAndFeet = p.pinned;
   ps.bodyWeights.clear();
   ps.returnWhenSettled = false;  // the scenario says when (`animate`)
-  const size_t before = ch->handoffs().size();
+  const size_t before = ch->handoffs().total();
   poweredEntry(e, t, ch->goPowered(ps), before);
 }
 
 void ScenarioSession::Impl::partial(const ScenarioEvent& e, double t) {
   const auto& p = std::get<ScenarioEvent::Partial>(e.payload);
   const std::vector<double> weights = partialWeights(p);
-  const size_t before = ch->handoffs().size();
+  const size_t before = ch->handoffs().total();
   if (ch->state() == CharacterState::Powered) {
     if (Status st = ch->setBodyWeights(weights); !st) notRun(e, st.error());
   } else {
@@ -476,7 +486,7 @@ void ScenarioSession::Impl::limbLag(const ScenarioEvent& e, double t) {
   lag.rampTime = p.rampTime;
   PoweredSettings ps;
   ps.solver = s.settings.driveSolver;
-  const size_t before = ch->handoffs().size();
+  const size_t before = ch->handoffs().total();
   const Status st = ch->goLimbLag(lag, ps);
   poweredEntry(e, t, st, before);
   if (!st) return;
@@ -509,7 +519,7 @@ void ScenarioSession::Impl::poweredEntry(const ScenarioEvent& e, double t, const
                                          size_t recordsBefore) {
   if (!st) {
     notRun(e, st.error());
-  } else if (ch->handoffs().size() > recordsBefore) {
+  } else if (ch->handoffs().total() > recordsBefore) {
     measure(ch->handoffs().back(), t, "powered");
   }
 }
@@ -551,8 +561,8 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
 // A knock-back's flight ends at the first touch-down after it.
 void ScenarioSession::Impl::measureKnockbacks() {
   for (KnockbackMetrics& k : result.knockbacks) {
-    if (k.touchedDown || ch->flights().size() <= k.flightsBefore) continue;
-    const FlightRecord& f = ch->flights()[k.flightsBefore];
+    if (k.touchedDown || !ch->flights().retained(k.flightsBefore)) continue;
+    const FlightRecord& f = ch->flights().at(k.flightsBefore);
     const Vec3 d = f.pelvisAtTouchdown - k.pelvisStart;
     k.flightDistance = std::sqrt(d.x * d.x + d.z * d.z);
     k.flightTime = f.touchdown - k.time;
@@ -563,7 +573,7 @@ void ScenarioSession::Impl::measureKnockbacks() {
 // Recovery jumps of the displayed pelvis and feet beyond the get-up clip's own motion, into the
 // newest recovery's metrics.
 void ScenarioSession::Impl::measureRecovery() {
-  while (result.recoveries.size() < ch->recoveries().size()) {
+  while (result.recoveries.size() < ch->recoveries().total()) {
     result.recoveries.push_back({});
     recoveryFigures = {};
   }
@@ -676,8 +686,8 @@ bool ScenarioSession::Impl::playFrame() {
   if (ch->takeRecoveryFinished()) {
     // The game resumes its clip from where the character stands; after a landing on the feet,
     // the scenario's landing clip when it names one.
-    const bool landed = ch->landings().size() > landingsSeen;
-    landingsSeen = ch->landings().size();
+    const bool landed = ch->landings().total() > landingsSeen;
+    landingsSeen = ch->landings().total();
     if (landed && landingClip) {
       clipHold = landingClip;
       clip = clipHold.get();
@@ -692,6 +702,7 @@ bool ScenarioSession::Impl::playFrame() {
     clipSceneStart = t1;
   }
   runPostEvents(t1);
+  drainInto(result, cursors);
   propMeasure.observe(*ch, *world, dt, result.props);
   recordFrame(t1, false);
   return true;
@@ -700,10 +711,14 @@ bool ScenarioSession::Impl::playFrame() {
 // ---------------------------------------------------------------------------------------------
 // The result
 
-void ScenarioSession::Impl::fillEnd(ScenarioResult& r, int framesPlayed) const {
-  for (size_t i = 0; i < ch->recoveries().size() && i < r.recoveries.size(); ++i) {
-    const RecoveryRecord& rec = ch->recoveries()[i];
-    RecoveryMetrics& rm = r.recoveries[i];
+void ScenarioSession::Impl::drainInto(ScenarioResult& r, Cursors& c) const {
+  const History<CharacterEvent>::Range events = ch->events().readSince(c.events);
+  r.events.insert(r.events.end(), events.begin(), events.end());
+  c.events = events.next;
+  const History<RecoveryRecord>& recoveries = ch->recoveries();
+  for (std::uint64_t i = recoveries.firstSequence(); i < recoveries.total() && i < r.recoveries.size(); ++i) {
+    const RecoveryRecord& rec = recoveries.at(i);
+    RecoveryMetrics& rm = r.recoveries[static_cast<size_t>(i)];
     rm.facing = facingName(rec.facing);
     rm.settleTime = rec.settleTime;
     rm.startTime = rec.startTime;
@@ -711,13 +726,15 @@ void ScenarioSession::Impl::fillEnd(ScenarioResult& r, int framesPlayed) const {
     rm.cancelled = rec.cancelled;
     if (const GetUpClip* g = getUp(rec.facing)) rm.getUpTail = g->info.completion.tailDuration;
   }
-  r.landings.clear();
-  for (const LandingRecord& rec : ch->landings()) {
-    LandingMetrics m;
+  const History<LandingRecord>& landings = ch->landings();
+  r.landings.resize(static_cast<size_t>(landings.total()));
+  for (std::uint64_t i = landings.firstSequence(); i < landings.total(); ++i) {
+    const LandingRecord& rec = landings.at(i);
+    LandingMetrics& m = r.landings[static_cast<size_t>(i)];
     m.time = rec.time;
     m.from = characterStateName(rec.from);
-    if (rec.flight >= 0) {
-      const FlightRecord& f = ch->flights()[static_cast<size_t>(rec.flight)];
+    if (rec.flight >= 0 && ch->flights().retained(static_cast<std::uint64_t>(rec.flight))) {
+      const FlightRecord& f = ch->flights().at(static_cast<std::uint64_t>(rec.flight));
       m.airTime = f.touchdown - f.airStart;
       m.touchdownTime = rec.time - f.touchdown;
     }
@@ -727,20 +744,23 @@ void ScenarioSession::Impl::fillEnd(ScenarioResult& r, int framesPlayed) const {
     m.tilt = rec.tilt;
     m.angularSpeed = rec.angularSpeed;
     m.exitBlend = rec.exitBlend;
-    r.landings.push_back(m);
   }
+  c.landings = landings.total();
+}
+
+void ScenarioSession::Impl::fillEnd(ScenarioResult& r, int framesPlayed) const {
   for (KnockbackMetrics& k : r.knockbacks) {
-    const bool landed = ch->landings().size() > k.landingsBefore;
+    const bool landed = ch->landings().total() > k.landingsBefore;
     bool stoodUp = false;
-    for (size_t i = k.recoveriesBefore; i < ch->recoveries().size(); ++i)
-      stoodUp = stoodUp || ch->recoveries()[i].finished;
+    for (std::uint64_t i = k.recoveriesBefore; i < r.recoveries.size(); ++i)
+      stoodUp = stoodUp || r.recoveries[static_cast<size_t>(i)].finished;
     k.recovery = landed ? "landing" : stoodUp ? "getup" : "";
     k.recovered = (landed || stoodUp) && ch->state() == CharacterState::Animated;
   }
-  r.events = ch->events();
   r.poweredReturned = ch->state() == CharacterState::Animated &&
-                      std::any_of(ch->events().begin(), ch->events().end(),
-                                  [](const CharacterEvent& e) { return e.kind == "unpowered"; });
+                      std::any_of(r.events.begin(), r.events.end(), [](const CharacterEvent& e) {
+                        return e.kind == CharacterEventKind::Unpowered;
+                      });
   r.ok = true;
   r.frames = framesPlayed;
   r.dt = dt;
@@ -883,9 +903,15 @@ Status ScenarioSession::setEndTime(double endTime) {
   return {};
 }
 
+std::span<const CharacterEvent> ScenarioSession::characterEvents() const { return impl_->result.events; }
+
 ScenarioResult ScenarioSession::snapshot() const {
   ScenarioResult r = impl_->result;
-  if (!impl_->failed && !impl_->finished) impl_->fillEnd(r, impl_->frame);
+  if (!impl_->failed && !impl_->finished) {
+    Impl::Cursors cursors = impl_->cursors;
+    impl_->drainInto(r, cursors);
+    impl_->fillEnd(r, impl_->frame);
+  }
   return r;
 }
 
@@ -894,10 +920,13 @@ ScenarioResult ScenarioSession::finish() {
   if (m.finished) return m.result;
   m.finished = true;
   if (m.failed) return m.result;
+  m.drainInto(m.result, m.cursors);
   m.fillEnd(m.result, m.frame);
   if (m.replay) {
     m.replay->boxes = m.boxes;
-    for (const CharacterEvent& e : m.ch->events()) m.replay->events.push_back({e.time, e.kind, e.detail});
+    for (const CharacterEvent& e : m.result.events) {
+      m.replay->events.push_back({e.time, eventKindName(e.kind), e.detail});
+    }
     for (const ScenarioEvent& e : m.s.events) {
       if (!e.label.empty()) m.replay->events.push_back({e.time, eventTypeName(e.type()), e.label});
     }

@@ -135,12 +135,12 @@ BreakFigures runBreak(double breakForce, bool powered = false) {
     f.writeBackError = 1.0;
   }
   for (const CharacterEvent& e : ch.events()) {
-    f.breakEvents += e.kind == "break" ? 1 : 0;
-    f.knockouts += e.kind == "knockout" ? 1 : 0;
-    f.getUpEvents += e.kind == "getup" || e.kind == "gather" ? 1 : 0;
+    f.breakEvents += e.kind == CharacterEventKind::Break ? 1 : 0;
+    f.knockouts += e.kind == CharacterEventKind::Knockout ? 1 : 0;
+    f.getUpEvents += e.kind == CharacterEventKind::GetUp || e.kind == CharacterEventKind::Gather ? 1 : 0;
     char line[48];
     std::snprintf(line, sizeof line, "%.2f s ", e.time);
-    f.story += line + e.kind + ": " + e.detail + "\n";
+    f.story += std::string(line) + eventKindName(e.kind) + ": " + e.detail + "\n";
   }
   return f;
 }
@@ -249,12 +249,13 @@ TEST(BreakableCharacter, RecordsWhatTheWorldReportsOnceAndAPoweredOneGoesDown) {
   EXPECT_EQ(ch.state(), CharacterState::Ragdoll);
   int breaks = 0, knockouts = 0;
   for (const CharacterEvent& e : ch.events()) {
-    if (e.kind == "break") {
+    if (e.kind == CharacterEventKind::Break) {
       ++breaks;
-      EXPECT_NE(e.detail.find(asset->joints[static_cast<size_t>(breakable)].name), std::string::npos)
+      EXPECT_NE(std::string(e.detail).find(asset->joints[static_cast<size_t>(breakable)].name),
+                std::string::npos)
           << e.detail;
     }
-    knockouts += e.kind == "knockout" ? 1 : 0;
+    knockouts += e.kind == CharacterEventKind::Knockout ? 1 : 0;
   }
   EXPECT_EQ(breaks, 1);
   EXPECT_EQ(knockouts, 1);

@@ -171,7 +171,7 @@ std::vector<CancelFigures> cancelTwice(const Vec3& impulse) {
   }
   // The cancels are recorded as events with their reason.
   int cancels = 0;
-  for (const CharacterEvent& e : ch.events()) cancels += e.kind == "cancel";
+  for (const CharacterEvent& e : ch.events()) cancels += e.kind == CharacterEventKind::Cancel;
   EXPECT_EQ(cancels, 2);
   return out;
 }

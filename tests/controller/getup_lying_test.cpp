@@ -163,7 +163,7 @@ HoldFigures holdOnSide(const test::Character& c, const std::vector<Transform>& l
   if (!hand) return f;
   const auto noGetUp = [&]() {
     for (const CharacterEvent& e : ch.events())
-      if (e.kind == "gather" || e.kind == "getup") return false;
+      if (e.kind == CharacterEventKind::Gather || e.kind == CharacterEventKind::GetUp) return false;
     return ch.recoveries().empty() && ch.state() == CharacterState::Ragdoll;
   };
   const auto stepChecked = [&] {
@@ -380,7 +380,9 @@ TEST(GetUpLying, WallBesideTheFallenBodyRelocatesOrDelaysAndTheCapsuleNeverEnter
   EXPECT_NE(r.standReason, StandReason::Clear) << "the proposed spot was blocked and the record says so";
   bool delayOrGetUpEvent = false;
   for (const CharacterEvent& e : ch.events()) {
-    if (e.kind == "delay" || (e.kind == "getup" && e.detail.find("relocate") != std::string::npos)) {
+    if (e.kind == CharacterEventKind::Delay ||
+        (e.kind == CharacterEventKind::GetUp &&
+         std::string(e.detail).find("relocate") != std::string::npos)) {
       delayOrGetUpEvent = true;
     }
   }

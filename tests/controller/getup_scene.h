@@ -249,7 +249,7 @@ inline RunFigures runFallAndGetUp(const Character& c, int runClip, double handof
   for (const CharacterEvent& e : ch.events()) {
     char line[64];
     std::snprintf(line, sizeof line, "%.2f s ", e.time);
-    f.story += line + e.kind + ": " + e.detail + "\n";
+    f.story += std::string(line) + eventKindName(e.kind) + ": " + e.detail + "\n";
   }
   {
     char line[160];

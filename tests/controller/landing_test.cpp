@@ -104,8 +104,9 @@ TEST(Knockback, RefusedForANonFiniteImpulseAndOtherwiseTheSameVelocityChangeForE
       glm::length(impulse), mass, glm::length(expected), worst, worstSpin);
   EXPECT_LT(worst, 1e-9);
   EXPECT_LT(worstSpin, 1e-9);
-  const bool event = std::any_of(b.events().begin(), b.events().end(),
-                                 [](const CharacterEvent& e) { return e.kind == "knockback"; });
+  const bool event = std::any_of(b.events().begin(), b.events().end(), [](const CharacterEvent& e) {
+    return e.kind == CharacterEventKind::Knockback;
+  });
   EXPECT_TRUE(event);
 }
 

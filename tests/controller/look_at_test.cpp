@@ -144,7 +144,7 @@ LookAtRun runLookAt(const test::Character& c, bool owned) {
   for (const CharacterEvent& e : ch.events()) {
     char line[64];
     std::snprintf(line, sizeof line, "%.2f s ", e.time);
-    r.story += line + e.kind + ": " + e.detail + "\n";
+    r.story += std::string(line) + eventKindName(e.kind) + ": " + e.detail + "\n";
   }
   return r;
 }

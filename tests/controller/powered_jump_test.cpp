@@ -102,7 +102,8 @@ TEST(PoweredJump, AnUnflaggedJumpOfThePoseKnocksOutBeforeAnythingMoves) {
       r.world->lastStepStats().bodiesLeftWorld);
   ASSERT_FALSE(r.ch->events().empty());
   bool knockedOut = false;
-  for (const CharacterEvent& e : r.ch->events()) knockedOut = knockedOut || e.kind == "knockout";
+  for (const CharacterEvent& e : r.ch->events())
+    knockedOut = knockedOut || e.kind == CharacterEventKind::Knockout;
   EXPECT_TRUE(knockedOut);
   EXPECT_EQ(r.ch->state(), CharacterState::Ragdoll);
   EXPECT_LE(glm::length(pelvisAfter - pelvisBefore), 0.2);  // it fell from where it was running

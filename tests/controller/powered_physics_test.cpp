@@ -477,7 +477,7 @@ TEST(Powered, PartialRagdollKeepsOneAuthorityPerBody) {
   }
   ASSERT_TRUE(ch.goPartial(weights, 0.1));
   EXPECT_EQ(ch.state(), CharacterState::Powered);
-  EXPECT_EQ(ch.events().back().kind, "partial");
+  EXPECT_EQ(ch.events().back().kind, CharacterEventKind::Partial);
   EXPECT_FALSE(world->isEnabled(ch.ragdoll().capsule()));
   std::vector<Transform> models(locals.size()), anim(c.asset->bodies.size()), bodies(anim.size());
   double legError = 0.0, upperDeviation = 0.0;
@@ -520,7 +520,7 @@ TEST(Powered, PartialRagdollKeepsOneAuthorityPerBody) {
               frames * kDt, ch.poweredRmsJointError() / kDeg, ch.poweredMaxPositionError());
   EXPECT_EQ(ch.state(), CharacterState::Animated);
   EXPECT_TRUE(world->isEnabled(ch.ragdoll().capsule()));
-  EXPECT_EQ(ch.events().back().kind, "unpowered");
+  EXPECT_EQ(ch.events().back().kind, CharacterEventKind::Unpowered);
 }
 
 }  // namespace

@@ -134,7 +134,7 @@ TEST(Refusal, NonFiniteAnimationPose) {
   expectRefused(ch.preStep(nanPose, kRobustDt),
                 "joint '" + ch.skeleton().jointNames[3] + "' of the animation pose is not finite");
   EXPECT_TRUE(before.equals(Snapshot::of(ch)));
-  EXPECT_EQ(ch.events().back().kind, "refused");
+  EXPECT_EQ(ch.events().back().kind, CharacterEventKind::Refused);
 
   Transform root = scene.d->root;
   root.translation.y = kInf;
@@ -180,7 +180,8 @@ TEST(Refusal, NonFiniteVelocitySample) {
   EXPECT_TRUE(record.committed) << record.failure;
   bool refusedDense = false;
   for (const CharacterEvent& e : ch.events())
-    refusedDense |= e.kind == "refused" && e.detail.find("dense sample") != std::string::npos;
+    refusedDense |= e.kind == CharacterEventKind::Refused &&
+                    std::string(e.detail).find("dense sample") != std::string::npos;
   EXPECT_TRUE(refusedDense);
   for (const BodyHandoff& b : record.bodies)
     EXPECT_TRUE(isFinite(b.linearVelocity) && isFinite(b.angularVelocity)) << b.name;
@@ -385,9 +386,9 @@ FaultRun runWithFault(int faultStep) {
     a->character->postStep(kRobustDt);
     b->character->postStep(kRobustDt);
     for (size_t e = events; e < a->character->events().size(); ++e) {
-      if (a->character->events()[e].kind == "fault") {
+      if (a->character->events()[e].kind == CharacterEventKind::Fault) {
         out.faultEventStep = step;
-        std::printf("step %d: fault event: %s\n", step, a->character->events()[e].detail.c_str());
+        std::printf("step %d: fault event: %s\n", step, a->character->events()[e].detail);
       }
     }
     if (step == faultStep) {

@@ -112,7 +112,7 @@ std::string story(const Character& ch) {
   for (const CharacterEvent& e : ch.events()) {
     char line[64];
     std::snprintf(line, sizeof line, "%.4f ", e.time);
-    s += line + e.kind + ": " + e.detail + "\n";
+    s += std::string(line) + eventKindName(e.kind) + ": " + e.detail + "\n";
   }
   return s;
 }
@@ -151,7 +151,7 @@ TEST(SharedWorld, EightCharactersEachDoWhatTheyDoAlone) {
   // The script did what it says: two hit reactions, a death, a get-up, a partial and back.
   const auto has = [&](int k, const std::string& kind) {
     for (const CharacterEvent& e : shared[static_cast<size_t>(k)].ch->events())
-      if (e.kind == kind) return true;
+      if (std::string(eventKindName(e.kind)) == kind) return true;
     return false;
   };
   EXPECT_TRUE(has(0, "powered") && has(1, "powered")) << story(*shared[0].ch) << story(*shared[1].ch);

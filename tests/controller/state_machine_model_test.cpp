@@ -151,7 +151,7 @@ TEST(StateMachineModel, RandomGameEventsKeepEveryInvariant) {
                     characterStateName(members[k].ch->state()), off, members[k].root.translation.x,
                     members[k].root.translation.y, members[k].root.translation.z);
         for (const CharacterEvent& e : members[k].ch->events())
-          if (off) std::printf("   %.3f %s: %s\n", e.time, e.kind.c_str(), e.detail.c_str());
+          if (off) std::printf("   %.3f %s: %s\n", e.time, eventKindName(e.kind), e.detail);
       }
     }
     ASSERT_EQ(world->lastStepStats().bodiesLeftWorld, 0) << "frame " << frame << "\n" << journal;
@@ -176,10 +176,10 @@ TEST(StateMachineModel, RandomGameEventsKeepEveryInvariant) {
       ASSERT_EQ(ch.ragdoll().refusedMotorRequests(), 0) << "character " << k << " frame " << frame;
       for (int j = 0; j < static_cast<int>(ch.ragdoll().asset().joints.size()); ++j) {
         const MotorOwner owner = ch.ragdoll().motorOwner(j);
-        const bool allowed =
-            owner == MotorOwner::None ||
-            (after == CharacterState::Ragdoll && (owner == MotorOwner::Damper || owner == MotorOwner::Gather)) ||
-            (after == CharacterState::Powered && owner == MotorOwner::Drive);
+        const bool allowed = owner == MotorOwner::None ||
+                             (after == CharacterState::Ragdoll &&
+                              (owner == MotorOwner::Damper || owner == MotorOwner::Gather)) ||
+                             (after == CharacterState::Powered && owner == MotorOwner::Drive);
         ASSERT_TRUE(allowed) << "character " << k << " frame " << frame << " joint " << j << ": "
                              << motorOwnerName(owner) << " while " << characterStateName(after);
         ASSERT_TRUE(owner != MotorOwner::None || !ch.ragdoll().motorEnabled(j))

@@ -114,9 +114,9 @@ struct Monitor {
                     glm::length(world.linearVelocity(r.body(b))),
                     glm::length(world.angularVelocity(r.body(b))), world.contactCount(r.body(b)));
       }
-      const std::vector<CharacterEvent>& events = cs[i]->character->events();
+      const History<CharacterEvent>& events = cs[i]->character->events();
       for (size_t e = events.size() > 4 ? events.size() - 4 : 0; e < events.size(); ++e)
-        std::printf("    %.2f s %s: %s\n", events[e].time, events[e].kind.c_str(), events[e].detail.c_str());
+        std::printf("    %.2f s %s: %s\n", events[e].time, eventKindName(events[e].kind), events[e].detail);
     }
   }
   void print(const char* name) const {

@@ -57,8 +57,9 @@ TEST(RunnerJointBreak, TheElbowBreaksAtItsForceAndTheRowsSayIt) {
   }
   EXPECT_EQ(test::findThresholdCheck(r, "break.at_limit@left_elbow")->value, b.force);
   EXPECT_TRUE(r.passed());
-  const bool breakEvent = std::any_of(r.events.begin(), r.events.end(),
-                                      [](const CharacterEvent& e) { return e.kind == "break"; });
+  const bool breakEvent = std::any_of(r.events.begin(), r.events.end(), [](const CharacterEvent& e) {
+    return e.kind == CharacterEventKind::Break;
+  });
   EXPECT_TRUE(breakEvent);
 }
 
@@ -67,7 +68,7 @@ TEST(RunnerJointBreak, WithoutTheLimitNothingBreaksAndTheExpectationFails) {
   ASSERT_TRUE(r.ok) << r.error;
   const double getUp = [&] {
     for (const CharacterEvent& e : r.events) {
-      if (e.kind == "getup") return e.time;
+      if (e.kind == CharacterEventKind::GetUp) return e.time;
     }
     return -1.0;
   }();

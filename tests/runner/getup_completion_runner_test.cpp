@@ -15,8 +15,9 @@ namespace {
 
 /// Time of the first event of `kind` (-1: none). [s]
 double eventTime(const ScenarioResult& r, const std::string& kind) {
-  const auto it =
-      std::find_if(r.events.begin(), r.events.end(), [&](const CharacterEvent& e) { return e.kind == kind; });
+  const auto it = std::find_if(r.events.begin(), r.events.end(), [&](const CharacterEvent& e) {
+    return std::string(eventKindName(e.kind)) == kind;
+  });
   return it == r.events.end() ? -1.0 : it->time;
 }
 

@@ -33,8 +33,9 @@ Scenario loadShipped(const char* name) {
 ScenarioResult runScenario(const Scenario& s) { return test::runScenarioAlone(s); }
 
 int countEvents(const ScenarioResult& r, const char* kind) {
-  return static_cast<int>(std::count_if(r.events.begin(), r.events.end(),
-                                        [&](const CharacterEvent& e) { return e.kind == kind; }));
+  return static_cast<int>(std::count_if(r.events.begin(), r.events.end(), [&](const CharacterEvent& e) {
+    return std::string(eventKindName(e.kind)) == kind;
+  }));
 }
 
 struct Quantiles {
@@ -188,8 +189,8 @@ TEST(LedgeLanding, AFallTippedOverOnTheWayDownTakesTheGetUpPath) {
   ASSERT_TRUE(r.ok) << r.error;
   double getUpAt = -1.0;
   for (const CharacterEvent& e : r.events) {
-    if (e.kind == "getup" && getUpAt < 0.0) getUpAt = e.time;
-    if (e.kind == "touchdown") std::printf("[ figure ] tipped fall: %s\n", e.detail.c_str());
+    if (e.kind == CharacterEventKind::GetUp && getUpAt < 0.0) getUpAt = e.time;
+    if (e.kind == CharacterEventKind::Touchdown) std::printf("[ figure ] tipped fall: %s\n", e.detail);
   }
   std::printf(
       "[ figure ] tipped fall: %zu landings, %d rejected touch-downs, knock-out %d, get-up at %.2f s\n",

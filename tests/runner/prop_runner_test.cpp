@@ -83,7 +83,7 @@ TEST(RunnerProp, TheSwordStaysAtTheGripThroughTheHitAndDropsAtDeathWithTheHandsV
   // Dropped, it collides with its own character again (every body and the capsule) once apart.
   EXPECT_EQ(p.collidingPairs, r.bodyCount + 1);
   const bool dropEvent = std::any_of(r.events.begin(), r.events.end(), [](const CharacterEvent& e) {
-    return e.kind == "drop" && e.detail.find("at death") != std::string::npos;
+    return e.kind == CharacterEventKind::Drop && std::string(e.detail).find("at death") != std::string::npos;
   });
   EXPECT_TRUE(dropEvent);
 }
@@ -123,7 +123,7 @@ TEST(RunnerProp, ADropEventWhilePoweredReleasesWithTheHandsVelocityAndGrabPutsIt
   printProp("dropped", p);
   const auto count = [&](const char* kind) {
     return std::count_if(r.events.begin(), r.events.end(),
-                         [&](const CharacterEvent& e) { return e.kind == kind; });
+                         [&](const CharacterEvent& e) { return std::string(eventKindName(e.kind)) == kind; });
   };
   // Added, dropped by the event, grabbed back, dropped again at death (the newest release).
   EXPECT_EQ(count("grab"), 2);

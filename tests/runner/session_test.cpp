@@ -191,7 +191,7 @@ TEST(Session, EventsAddedWhileSteppingReplayBitForBitFromTheSavedScenario) {
               session.scenario().events.size(), live.handoffs.size(), live.hitReactions.size(),
               live.recoveries.size(), live.checks.size());
   for (const CharacterEvent& e : live.events)
-    std::printf("  %.3f %s %s\n", e.time, e.kind.c_str(), e.detail.c_str());
+    std::printf("  %.3f %s %s\n", e.time, eventKindName(e.kind), e.detail);
   ASSERT_EQ(live.handoffs.size(), 3u);  // the powered entry, the hit reaction and the knockdown
   EXPECT_EQ(live.hitReactions.size(), 1u);
   ASSERT_EQ(live.recoveries.size(), 1u);  // allowed late: the get-up clips loaded then

@@ -809,8 +809,8 @@ void Workbench::encodeFrame(double stepMs, double stepCpuMs) {
   }
   out += ",\"checks\":" + checksText_;
   out += ",\"timing\":" + timingText_;
-  if (session.character().events().size() != characterEventsSeen_) {
-    characterEventsSeen_ = session.character().events().size();
+  if (session.character().events().total() != characterEventsSeen_) {
+    characterEventsSeen_ = session.character().events().total();
     bumpLog();
   }
   const double ms = stepMs + msSince(started);

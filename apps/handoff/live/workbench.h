@@ -227,7 +227,7 @@ class Workbench {
   int stateVersion_ = 1;
   int logVersion_ = 1;
   int assetCount_ = 0;
-  std::size_t characterEventsSeen_ = 0;
+  std::uint64_t characterEventsSeen_ = 0;  ///< Character::events().total() at the last bump.
   std::string frameText_;
   std::uint64_t frameSerial_ = 0;
   std::string checksText_ = "[]";

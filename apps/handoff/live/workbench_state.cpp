@@ -156,8 +156,8 @@ json Workbench::log() const {
   j["sessionId"] = sessionId_;
   j["events"] = saved["events"];
   json character = json::array();
-  for (const CharacterEvent& e : session.character().events()) {
-    character.push_back({{"time", e.time}, {"kind", e.kind}, {"detail", e.detail}});
+  for (const CharacterEvent& e : session.characterEvents()) {
+    character.push_back({{"time", e.time}, {"kind", eventKindName(e.kind)}, {"detail", e.detail}});
   }
   j["characterEvents"] = character;
   // Static boxes: the world's and those placed by `wall` events so far.

@@ -216,7 +216,8 @@ Result<std::string> writeDemo(const DemoSpec& spec, const std::string& folder) {
     frame.figures.driveWeight = ch.state() == CharacterState::Powered ? ch.driveWeight() : 0.0;
     replay.frames.push_back(std::move(frame));
   }
-  for (const CharacterEvent& e : ch.events()) replay.events.push_back({e.time, e.kind, e.detail});
+  for (const CharacterEvent& e : ch.events())
+    replay.events.push_back({e.time, eventKindName(e.kind), e.detail});
   if (spec.recover && runAgainUntil < 0.0) return fail("no recovery");
 
   const std::string path = (std::filesystem::path(folder) / (spec.name + ".glb")).string();

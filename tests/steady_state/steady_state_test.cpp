@@ -1,0 +1,240 @@
+// Steady state (issue 28): after a character has been through each of its states once, a second
+// cycle of every state (frames, a hit and its powered return, a death, the ragdoll, the get-up,
+// the return to animation, a prop dropped and grabbed back, limb lag, a teleport) allocates
+// nothing; and the soak (include/handoff/soak.h) for two game minutes keeps its histories bounded
+// and its live allocations flat after minute 1. A counting global operator new in this binary
+// (its own: it counts every allocation of the process).
+#include "handoff/controller.h"
+#include "handoff/import.h"
+#include "handoff/physics_bullet.h"
+#include "handoff/recovery.h"
+#include "handoff/soak.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+std::atomic<long> gNews{0};
+std::atomic<long> gDeletes{0};
+std::atomic<bool> gTrace{false};  // debugging: HANDOFF_TRACE_ALLOCATIONS=1 breaks in traced()
+}  // namespace
+
+extern "C" __attribute__((noinline)) void handoffTracedAllocation() { asm volatile(""); }
+
+namespace {
+void* allocate(std::size_t size) {
+  gNews.fetch_add(1, std::memory_order_relaxed);
+  if (gTrace.load(std::memory_order_relaxed)) handoffTracedAllocation();
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void release(void* p) noexcept {
+  if (p) gDeletes.fetch_add(1, std::memory_order_relaxed);
+  std::free(p);
+}
+}  // namespace
+
+void* operator new(std::size_t size) { return allocate(size); }
+void* operator new[](std::size_t size) { return allocate(size); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
+
+namespace handoff {
+namespace {
+
+constexpr double kDt = 1.0 / 60.0;
+
+long allocations() { return gNews.load(std::memory_order_relaxed); }
+long liveAllocations() {
+  return gNews.load(std::memory_order_relaxed) - gDeletes.load(std::memory_order_relaxed);
+}
+
+/// The DeepMimic runner in its own world with both get-up clips and a sword in the right hand.
+struct Scene {
+  ImportedAsset run;
+  std::shared_ptr<const RagdollAsset> asset;
+  std::unique_ptr<PhysicsWorld> world;
+  std::unique_ptr<Character> ch;
+  std::vector<Transform> locals;
+  Transform root;
+  double time = 0.0;
+  int prop = -1;
+  LimbLagSettings limbLag;  // made once: its slot list is a vector
+  int limbLagged = 0, hits = 0, deaths = 0, grabs = 0, preStepRefused = 0;
+
+  ::testing::AssertionResult start() {
+    Result<ImportedAsset> r = importFile(std::string(HANDOFF_DATA_DIR) + "/deepmimic/humanoid3d_run.bvh");
+    if (!r) return ::testing::AssertionFailure() << r.error();
+    run = std::move(r).value();
+    Result<RagdollAsset> built = buildRagdoll(run.skeleton, BuildOptions{});
+    if (!built) return ::testing::AssertionFailure() << built.error();
+    asset = std::make_shared<const RagdollAsset>(std::move(built).value());
+    Result<ImportedAsset> up =
+        importFile(std::string(HANDOFF_DATA_DIR) + "/deepmimic/humanoid3d_getup_faceup.bvh");
+    Result<ImportedAsset> down =
+        importFile(std::string(HANDOFF_DATA_DIR) + "/deepmimic/humanoid3d_getup_facedown.bvh");
+    if (!up || !down) return ::testing::AssertionFailure() << "get-up clips";
+    const std::vector<Clip> clips{up->clips.front(), down->clips.front()};
+    Result<std::vector<GetUpClip>> getUps =
+        prepareGetUpClips(clips, run.skeleton, asset->map, run.skeleton, asset->map);
+    if (!getUps) return ::testing::AssertionFailure() << getUps.error();
+    world = createBulletWorld();
+    world->addGroundPlane(Vec3{0.0, 1.0, 0.0}, 0.0);
+    locals.resize(static_cast<size_t>(run.skeleton.jointCount()));
+    run.clips[0].sample(0.0, WrapMode::Loop, locals);
+    Result<std::unique_ptr<Character>> created =
+        Character::create(*world, asset, run.skeleton, CharacterSettings{}, root, locals);
+    if (!created) return ::testing::AssertionFailure() << created.error();
+    ch = std::move(created).value();
+    ch->setGetUpClips((*getUps)[0], (*getUps)[1]);
+    PropDesc sword;
+    sword.name = "sword";
+    sword.handJoint = asset->map[Slot::HandR] >= 0 ? asset->map[Slot::HandR] : asset->map[Slot::LowerArmR];
+    sword.shape.type = ShapeType::Capsule;
+    sword.shape.radius = 0.02;
+    sword.shape.halfHeight = 0.35;
+    sword.handFromGrip.translation = Vec3{-0.075, 0.0, 0.0};
+    sword.propFromGrip.translation = Vec3{0.0, -0.25, 0.0};
+    Result<int> added = ch->addProp(sword);
+    if (!added) return ::testing::AssertionFailure() << added.error();
+    prop = *added;
+    return ::testing::AssertionSuccess();
+  }
+
+  void step(bool teleport = false) {
+    time += kDt;
+    run.clips[0].sample(time, WrapMode::Loop, locals);
+    const AnimationInput input{time, root, locals, teleport};
+    preStepRefused += ch->preStep(input, kDt) ? 0 : 1;
+    world->step(kDt, 2);
+    ch->postStep(kDt);
+    (void)ch->takeRecoveryFinished();
+  }
+  /// Steps until `done` or `limit` seconds; false on the limit.
+  template <class F>
+  bool stepUntil(F&& done, double limit) {
+    for (double t = 0.0; t < limit; t += kDt) {
+      if (done()) return true;
+      step();
+    }
+    return done();
+  }
+  bool animated() const { return ch->state() == CharacterState::Animated; }
+
+  /// One cycle of every state; false (with a failure) when a state is not reached.
+  bool cycle() {
+    for (int i = 0; i < 30; ++i) step();  // frames
+    step(/*teleport=*/true);              // a teleport (root 1 m away and back)
+    root.translation.x = root.translation.x > 0.5 ? 0.0 : 1.0;
+    // A hit: the hit reaction (powered) and its return to animation.
+    const int chest = asset->bodyForSlot(Slot::Chest);
+    const Vec3 at = world->transform(ch->ragdoll().body(chest)).translation;
+    hits += ch->applyImpulse(chest, Vec3{15.0, 0.0, 0.0}, at) ? 1 : 0;
+    if (!stepUntil([&] { return animated(); }, 10.0)) {
+      ADD_FAILURE() << "no powered return";
+      return false;
+    }
+    // Limb lag for a second (a lag that knocks the character out gets up on its own). No
+    // EXPECT while counting: a failure's message allocates.
+    limbLagged += ch->goLimbLag(limbLag) ? 1 : 0;
+    for (int i = 0; i < 60; ++i) step();
+    if (ch->state() == CharacterState::Powered) (void)ch->goAnimated();
+    if (!stepUntil([&] { return animated(); }, 25.0)) {
+      ADD_FAILURE() << "limb lag did not return";
+      return false;
+    }
+    // A death: the prop drops, the ragdoll settles, gets up and returns to animation.
+    deaths += ch->goRagdoll().committed ? 1 : 0;
+    if (!stepUntil([&] { return ch->state() == CharacterState::Recovering; }, 20.0)) {
+      ADD_FAILURE() << "no get-up";
+      return false;
+    }
+    if (!stepUntil([&] { return animated(); }, 20.0)) {
+      ADD_FAILURE() << "the get-up did not finish";
+      return false;
+    }
+    grabs += !ch->propHeld(prop) && ch->grabProp(prop) ? 1 : 0;
+    for (int i = 0; i < 30; ++i) step();
+    return true;
+  }
+};
+
+TEST(SteadyState, ASecondCycleOfEveryStateAllocatesNothing) {
+  Scene s;
+  ASSERT_TRUE(s.start());
+  ASSERT_TRUE(s.cycle());  // every state once: rings written, scratch sized
+  ASSERT_TRUE(s.cycle());
+  gTrace = std::getenv("HANDOFF_TRACE_ALLOCATIONS") != nullptr;
+  const long before = allocations();
+  const std::uint64_t eventsBefore = s.ch->events().total();
+  const std::uint64_t handoffsBefore = s.ch->handoffs().total();
+  ASSERT_TRUE(s.cycle());
+  const long counted = allocations() - before;
+  gTrace = false;
+  std::printf("[ figure ] second cycle: %llu events, %llu commits, %ld allocations (operator new)\n",
+              static_cast<unsigned long long>(s.ch->events().total() - eventsBefore),
+              static_cast<unsigned long long>(s.ch->handoffs().total() - handoffsBefore), counted);
+  EXPECT_GT(s.ch->events().total() - eventsBefore, 5u);
+  EXPECT_GE(s.ch->handoffs().total() - handoffsBefore, 3u);  // hit, limb lag, death
+  EXPECT_EQ(counted, 0);
+  // Every state was visited in each of the three cycles.
+  EXPECT_EQ(s.hits, 3);
+  EXPECT_EQ(s.limbLagged, 3);
+  EXPECT_EQ(s.deaths, 3);
+  EXPECT_EQ(s.grabs, 3);
+  EXPECT_EQ(s.preStepRefused, 0);
+}
+
+TEST(Soak, TwoMinutes) {
+  SoakOptions o;
+  o.minutes = 2.0;
+  std::vector<long> live;
+  live.reserve(4);  // no allocation of the test's own between the samples
+  std::vector<SoakHistorySizes> largest;
+  Result<SoakResult> r = runSoak(HANDOFF_DATA_DIR, o, [&](const SoakSample& sample) {
+    live.push_back(liveAllocations());
+    std::printf(
+        "[ figure ] minute %.0f: RSS %ld KiB, %ld live allocations; per character events/handoffs/"
+        "recoveries/flights/landings/releases:",
+        sample.gameSeconds / 60.0, sample.residentKb, live.back());
+    for (const SoakHistorySizes& h : sample.histories) {
+      std::printf(" %zu/%zu/%zu/%zu/%zu/%zu", h.events, h.handoffs, h.recoveries, h.flights, h.landings,
+                  h.propReleases);
+      const HistorySettings d;
+      EXPECT_LE(h.events, d.events);
+      EXPECT_LE(h.handoffs, d.handoffs);
+      EXPECT_LE(h.recoveries, d.recoveries);
+      EXPECT_LE(h.flights, d.flights);
+      EXPECT_LE(h.landings, d.landings);
+      EXPECT_LE(h.propReleases, d.propReleases);
+    }
+    std::printf("\n");
+  });
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(live.size(), 2u);
+  const SoakSample& last = r->samples.back();
+  std::printf(
+      "[ figure ] %ld hits, %ld deaths, %ld finished get-ups or landings, %ld teleports, %ld limb lags\n",
+      last.hits, last.deaths, last.recovered, last.teleports, last.limbLags);
+  EXPECT_GT(last.deaths, 8);
+  EXPECT_GT(last.hits, 80);
+  EXPECT_GT(last.recovered, 8);
+  EXPECT_EQ(r->faults, 0);
+  // The handoff rings are full by minute 2 (16 each): no record kept beyond them.
+  for (const SoakHistorySizes& h : last.histories) EXPECT_EQ(h.handoffs, HistorySettings{}.handoffs);
+  // After minute 1 nothing accumulates: the only new live allocation is the soak's own stored
+  // sample (its per-character vector).
+  EXPECT_LE(live[1] - live[0], 1) << "live allocations grew from " << live[0] << " to " << live[1];
+}
+
+}  // namespace
+}  // namespace handoff
