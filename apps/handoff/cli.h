@@ -19,5 +19,6 @@ void addAssetCommands(CLI::App& app, int& exitCode);
 void addBenchCommands(CLI::App& app, int& exitCode);
 void addLiveCommand(CLI::App& app, int& exitCode);
 void addDiagnoseCommand(CLI::App& app, int& exitCode);
+void addCorpusCommand(CLI::App& app, int& exitCode);
 
 }  // namespace handoff::cli
