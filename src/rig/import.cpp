@@ -13,6 +13,7 @@
 #include "rig/collada_check.h"
 #include "rig/fbx_check.h"
 #include "rig/gltf_check.h"
+#include "rig/node_skeleton.h"
 
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -343,7 +344,8 @@ void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std:
     bool rigid = false;
     for (unsigned k = 0; n->mMeshes != nullptr && k < n->mNumMeshes; ++k) {
       const unsigned m = n->mMeshes[k];
-      rigid = rigid || (m < scene.mNumMeshes && scene.mMeshes[m] != nullptr && scene.mMeshes[m]->mNumBones == 0);
+      rigid =
+          rigid || (m < scene.mNumMeshes && scene.mMeshes[m] != nullptr && scene.mMeshes[m]->mNumBones == 0);
     }
     if (!rigid) continue;
     for (int p = graph.parent[static_cast<size_t>(node)]; p >= 0; p = graph.parent[static_cast<size_t>(p)]) {
@@ -362,7 +364,8 @@ void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std:
   for (size_t i = 1; i < bones.size(); ++i) {
     double off = glm::length(column(placement[i], 3) - column(placement[0], 3)) / std::max(extent, 1e-12);
     for (int c = 0; c < 3; ++c) {
-      off = std::max(off, glm::length(column(placement[i], c) - column(placement[0], c)) / std::max(linear, 1e-12));
+      off = std::max(
+          off, glm::length(column(placement[i], c) - column(placement[0], c)) / std::max(linear, 1e-12));
     }
     if (off > worstOff) {
       worstOff = off;
@@ -378,7 +381,8 @@ void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std:
     if (bind[static_cast<size_t>(node)]) {
       graph.global[static_cast<size_t>(node)] = *bind[static_cast<size_t>(node)];
     } else if (parent >= 0) {
-      graph.global[static_cast<size_t>(node)] = graph.global[static_cast<size_t>(parent)] * graph.local[static_cast<size_t>(node)];
+      graph.global[static_cast<size_t>(node)] =
+          graph.global[static_cast<size_t>(parent)] * graph.local[static_cast<size_t>(node)];
     }
   }
 }
@@ -435,6 +439,17 @@ Status buildSkeleton(const aiScene& scene, const detail::SceneMeta& meta, const 
       if (!isJoint[static_cast<size_t>(node)]) base.push_back(node);
       isJoint[static_cast<size_t>(node)] = 1;
     }
+  }
+  if (base.empty()) {
+    detail::NodeTree tree{{}, graph.parent, {}};
+    for (int n = 0; n < nodeCount; ++n) {
+      tree.names.push_back(graph.name(n));
+      tree.hasMeshes.push_back(graph.hasMeshes(n) ? 1 : 0);
+    }
+    std::string reason;
+    base = detail::nodeSkeleton(tree, asset.humanoidBones, reason);
+    for (const int node : base) isJoint[static_cast<size_t>(node)] = 1;
+    if (!base.empty()) asset.warnings.push_back(reason);
   }
   if (base.empty()) {
     return Error{source + ": no skeleton: the file has no skinned bones and no animated nodes"};
@@ -888,7 +903,8 @@ bool isStraightStick(const Skeleton& skeleton, std::span<const Transform> models
   std::vector<Vec3> points;
   for (int j = 0; j < skeleton.jointCount(); ++j) {
     points.push_back(models[static_cast<size_t>(j)].translation);
-    points.push_back(models[static_cast<size_t>(j)].transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]));
+    points.push_back(
+        models[static_cast<size_t>(j)].transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]));
   }
   Vec3 far = origin;
   for (const Vec3& p : points) {
@@ -1075,8 +1091,9 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
                    " (ImportOptions::unitScale; gives a " + format(kTargetHipHeight) + " m hip)"};
     }
     asset.warnings.push_back("rest hip height " + format(asset.hipHeight) + " m is outside " +
-                             format(kHumanHipMin) + "-" + format(kHumanHipMax) + " m: check the units (--unit-scale " +
-                             fix + " gives a " + format(kTargetHipHeight) + " m hip)");
+                             format(kHumanHipMin) + "-" + format(kHumanHipMax) +
+                             " m: check the units (--unit-scale " + fix + " gives a " +
+                             format(kTargetHipHeight) + " m hip)");
   }
 
   // Inverse bind: jointFromModel of the rest pose, the pose the meshes were built in.
@@ -1400,8 +1417,8 @@ Result<ImportedAsset> importFileData(std::string_view data, const std::string& s
   if (Status status = checkOptions(sourceName, options); !status) return Error{status.error()};
   try {
     const std::string extension = extensionOf(sourceName);
-    if (extension == ".bvh" || (data.substr(0, std::min<size_t>(data.size(), 64)).find("HIERARCHY") !=
-                                std::string_view::npos)) {
+    if (extension == ".bvh" ||
+        (data.substr(0, std::min<size_t>(data.size(), 64)).find("HIERARCHY") != std::string_view::npos)) {
       Result<ImportedAsset> imported = importBvh(data, sourceName, options);
       if (!imported) return Error{validUtf8(imported.error())};
       return imported;
