@@ -20,11 +20,14 @@ namespace {
 // metarig, VRoid, DAZ Genesis, MakeHuman/MPFB and MHX, CMU, Boxing, DeepMimic, Biped): the name's
 // last tokens (nameIs) after side markers and rig prefixes are removed. DAZ's "ShldrBend" and
 // "ThighBend" are its upper limbs, its "Twist" bones helpers.
-const std::vector<std::string> kUpperArmNames = {"upperarm", "arm", "uparm", "humerus", "shldrbend", "shoulder"};
-const std::vector<std::string> kLowerArmNames = {"forearm", "lowerarm", "elbow", "lowarm", "loarm", "forearmbend"};
+const std::vector<std::string> kUpperArmNames = {"upperarm", "arm",       "uparm",
+                                                 "humerus",  "shldrbend", "shoulder"};
+const std::vector<std::string> kLowerArmNames = {"forearm", "lowerarm", "elbow",
+                                                 "lowarm",  "loarm",    "forearmbend"};
 const std::vector<std::string> kHandNames = {"hand", "wrist"};
 const std::vector<std::string> kUpperLegNames = {"upperleg", "upleg", "thigh", "thighbend", "hip", "femur"};
-const std::vector<std::string> kLowerLegNames = {"lowerleg", "leg", "shin", "calf", "knee", "lowleg", "loleg", "shank"};
+const std::vector<std::string> kLowerLegNames = {"lowerleg", "leg",    "shin",  "calf",
+                                                 "knee",     "lowleg", "loleg", "shank"};
 const std::vector<std::string> kFootNames = {"foot", "ankle"};
 const std::vector<std::string> kPelvisNames = {"hips", "pelvis", "hip"};
 
@@ -167,7 +170,8 @@ bool Mapper::findPelvis() {
   // Legs hanging off a spine bone (a Unity sample's Hips > Spine > thighs): the pelvis is the
   // hips bone just above the split, when one is named so.
   if (!namedAs(s_, pelvis_, kPelvisNames)) {
-    for (int p = s_.parents[static_cast<size_t>(pelvis_)]; p != kNoParent; p = s_.parents[static_cast<size_t>(p)]) {
+    for (int p = s_.parents[static_cast<size_t>(pelvis_)]; p != kNoParent;
+         p = s_.parents[static_cast<size_t>(p)]) {
       if (glm::length(info_.pos(p) - info_.pos(split_)) > 0.2 * (info_.pos(split_).y - info_.floorY)) break;
       if (namedAs(s_, p, kPelvisNames)) {
         pelvis_ = p;
@@ -416,7 +420,8 @@ void Mapper::findArms() {
     for (int c : info_.children[static_cast<size_t>(s)]) {
       if (i + 1 < spinePath_.size() && c == spinePath_[i + 1]) continue;
       // Legs hanging off a spine bone are no arms.
-      if (std::any_of(legs_.begin(), legs_.end(), [&](const Chain& leg) { return info_.isAncestor(c, leg.root); }))
+      if (std::any_of(legs_.begin(), legs_.end(),
+                      [&](const Chain& leg) { return info_.isAncestor(c, leg.root); }))
         continue;
       const auto far = info_.farthestInSubtree(c, info_.pos(s));
       if (far.distance < 0.3 * hipHeight_) continue;
@@ -434,6 +439,28 @@ void Mapper::findArms() {
   }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
+  // Names first: when one branch is named left and another right at its root (a clavicle
+  // "shoulder.L" / "shoulder.R"), those two are the arms, whatever longer unnamed or one-sided
+  // chains hang beside them (a backpack's robot arm "bagpack>robo_shoulder.L>...").
+  const auto rootSide = [&](const Chain& c) {
+    return nameKey(s_.jointNames[static_cast<size_t>(c.root)]).side;
+  };
+  const auto firstWithSide = [&](char side) {
+    return std::find_if(candidates.begin(), candidates.end(),
+                        [&](const auto& entry) { return rootSide(entry.second) == side; });
+  };
+  if (const auto left = firstWithSide('L'), right = firstWithSide('R');
+      left != candidates.end() && right != candidates.end() &&
+      (std::distance(candidates.begin(), std::max(left, right)) >= 2)) {
+    notes_.push_back(note(Finding::Severity::Info, "map_structure", "arms",
+                          "arms chosen by their side names: " + jointName(s_, left->second.root) + " and " +
+                              jointName(s_, right->second.root) +
+                              " over longer branches without side names"));
+    std::pair<double, Chain> l = std::move(*left), r = std::move(*right);
+    candidates.clear();
+    candidates.push_back(std::move(l));
+    candidates.push_back(std::move(r));
+  }
   double thigh = 0.0;
   int thighs = 0;
   for (const Chain& leg : legs_) {
@@ -549,14 +576,21 @@ void Mapper::assignSides(std::vector<Chain>& chains, bool legs) {
   } else if (chains.size() == 1) {
     chains[0].side = chains[0].sideValue > 0.0 ? 'R' : 'L';
   }
-  for (const Chain& c : chains) {
-    if (c.nameSide != 0 && c.nameSide != c.side) {
-      notes_.push_back(note(Finding::Severity::Warning, "map_side", jointName(s_, c.root),
-                            std::string("named ") + (c.nameSide == 'L' ? "left" : "right") +
-                                " but lies on the " + (c.side == 'L' ? "left" : "right") +
-                                " of a character facing (" + std::to_string(forward_.x) + ", " +
-                                std::to_string(forward_.z) + "); geometry wins"));
-    }
+  // Names decide when they are unambiguous (one chain named left, the other right, or a single
+  // named chain); geometry is then a check that reports a conflict. Only chains without side
+  // names (or two named alike) keep the side geometry gave.
+  const bool namesDecide = chains.size() == 2 ? chains[0].nameSide != 0 && chains[1].nameSide != 0 &&
+                                                    chains[0].nameSide != chains[1].nameSide
+                                              : chains.size() == 1 && chains[0].nameSide != 0;
+  for (Chain& c : chains) {
+    if (c.nameSide == 0 || c.nameSide == c.side) continue;
+    notes_.push_back(note(
+        Finding::Severity::Warning, namesDecide ? "map_side_conflict" : "map_side", jointName(s_, c.root),
+        std::string("named ") + (c.nameSide == 'L' ? "left" : "right") + " but lies on the " +
+            (c.side == 'L' ? "left" : "right") + " of a character facing (" + std::to_string(forward_.x) +
+            ", " + std::to_string(forward_.z) + "); " +
+            (namesDecide ? "the unambiguous names decide" : "geometry wins")));
+    if (namesDecide) c.side = c.nameSide;
   }
 }
 
@@ -592,8 +626,9 @@ void Mapper::findSpineAndHead() {
     for (size_t i = static_cast<size_t>(a) + 1; i < spinePath_.size(); ++i) {
       if (info_.children[static_cast<size_t>(spinePath_[i])].size() < 3) continue;
       head = static_cast<int>(i);
-      while (head > a + 1 && glm::length(info_.pos(spinePath_[static_cast<size_t>(head)]) -
-                                         info_.pos(spinePath_[static_cast<size_t>(head - 1)])) < 0.005 * height_)
+      while (head > a + 1 &&
+             glm::length(info_.pos(spinePath_[static_cast<size_t>(head)]) -
+                         info_.pos(spinePath_[static_cast<size_t>(head - 1)])) < 0.005 * height_)
         --head;
       break;
     }
@@ -718,8 +753,10 @@ Result<HumanoidMap> Mapper::run(std::vector<Finding>* notes) {
       const bool legs = chains == &legs_;
       for (const Chain& c : *chains) {
         const bool left = c.side == 'L';
-        const Slot upper = legs ? (left ? Slot::UpperLegL : Slot::UpperLegR) : (left ? Slot::UpperArmL : Slot::UpperArmR);
-        const Slot lower = legs ? (left ? Slot::LowerLegL : Slot::LowerLegR) : (left ? Slot::LowerArmL : Slot::LowerArmR);
+        const Slot upper =
+            legs ? (left ? Slot::UpperLegL : Slot::UpperLegR) : (left ? Slot::UpperArmL : Slot::UpperArmR);
+        const Slot lower =
+            legs ? (left ? Slot::LowerLegL : Slot::LowerLegR) : (left ? Slot::LowerArmL : Slot::LowerArmR);
         const Slot end = legs ? (left ? Slot::FootL : Slot::FootR) : (left ? Slot::HandL : Slot::HandR);
         decide(upper, c.byName ? MapSource::Name : MapSource::Structure, c.byName ? 0.9 : 0.6);
         decide(lower, c.byName ? MapSource::Name : MapSource::Structure, c.byName ? 0.9 : 0.6);
@@ -772,7 +809,8 @@ std::optional<DeformView> deformView(const Skeleton& s) {
     if (!isDeform(s.jointNames[static_cast<size_t>(j)])) continue;
     ++count;
     int p = s.parents[static_cast<size_t>(j)];
-    while (p != kNoParent && !isDeform(s.jointNames[static_cast<size_t>(p)])) p = s.parents[static_cast<size_t>(p)];
+    while (p != kNoParent && !isDeform(s.jointNames[static_cast<size_t>(p)]))
+      p = s.parents[static_cast<size_t>(p)];
     deformParent[static_cast<size_t>(j)] = p;
     if (p == kNoParent) ++roots;
   }
@@ -820,7 +858,8 @@ std::optional<DeformView> deformView(const Skeleton& s) {
       for (int j = 0; j < n; ++j) {
         if (!attached[static_cast<size_t>(j)] || !isDeform(s.jointNames[static_cast<size_t>(j)])) continue;
         double d = glm::length(info.pos(r) - info.pos(j));
-        if (info.tip[static_cast<size_t>(j)]) d = std::min(d, segmentDistance(info.pos(r), info.pos(j), *info.tip[static_cast<size_t>(j)]));
+        if (info.tip[static_cast<size_t>(j)])
+          d = std::min(d, segmentDistance(info.pos(r), info.pos(j), *info.tip[static_cast<size_t>(j)]));
         for (int c = j + 1; c < n; ++c) {
           if (deformParent[static_cast<size_t>(c)] == j && attached[static_cast<size_t>(c)])
             d = std::min(d, segmentDistance(info.pos(r), info.pos(j), info.pos(c)));
@@ -842,7 +881,8 @@ std::optional<DeformView> deformView(const Skeleton& s) {
   // Depth-first order from the trunk (parents before children).
   std::vector<std::vector<int>> kids(static_cast<size_t>(n));
   for (int j = 0; j < n; ++j) {
-    if (isDeform(s.jointNames[static_cast<size_t>(j)]) && j != trunk && deformParent[static_cast<size_t>(j)] != kNoParent)
+    if (isDeform(s.jointNames[static_cast<size_t>(j)]) && j != trunk &&
+        deformParent[static_cast<size_t>(j)] != kNoParent)
       kids[static_cast<size_t>(deformParent[static_cast<size_t>(j)])].push_back(j);
   }
   std::vector<int> newIndex(static_cast<size_t>(n), -1);
@@ -852,7 +892,8 @@ std::optional<DeformView> deformView(const Skeleton& s) {
     stack.pop_back();
     newIndex[static_cast<size_t>(j)] = static_cast<int>(view.original.size());
     view.original.push_back(j);
-    for (auto it = kids[static_cast<size_t>(j)].rbegin(); it != kids[static_cast<size_t>(j)].rend(); ++it) stack.push_back(*it);
+    for (auto it = kids[static_cast<size_t>(j)].rbegin(); it != kids[static_cast<size_t>(j)].rend(); ++it)
+      stack.push_back(*it);
   }
   const size_t m = view.original.size();
   Skeleton& v = view.skeleton;
@@ -891,9 +932,9 @@ Result<AutoMap> autoMap(const Skeleton& skeleton, std::vector<Finding>* notes) {
       result.view = std::make_shared<const DeformView>(std::move(*view));
       if (notes) {
         notes->push_back(Finding{Finding::Severity::Info, "map_deform", "DEF-",
-                                 "mapped on the " + std::to_string(result.view->skeleton.jointCount()) + " DEF- deform bones of " +
-                                     std::to_string(skeleton.jointCount()) + " joints; " +
-                                     std::to_string(result.view->detached) +
+                                 "mapped on the " + std::to_string(result.view->skeleton.jointCount()) +
+                                     " DEF- deform bones of " + std::to_string(skeleton.jointCount()) +
+                                     " joints; " + std::to_string(result.view->detached) +
                                      " DEF- trees under control bones attached to the nearest deform bone"});
         notes->insert(notes->end(), viewNotes.begin(), viewNotes.end());
       }
@@ -909,23 +950,40 @@ Result<AutoMap> autoMap(const Skeleton& skeleton, std::vector<Finding>* notes) {
 /// VRM humanBones roles of the slots (VRM 0.x and 1.0 share these names).
 const char* vrmRole(Slot slot) {
   switch (slot) {
-    case Slot::Pelvis: return "hips";
-    case Slot::LowerSpine: return "spine";
-    case Slot::Chest: return "chest";
-    case Slot::Head: return "head";
-    case Slot::UpperArmL: return "leftUpperArm";
-    case Slot::LowerArmL: return "leftLowerArm";
-    case Slot::HandL: return "leftHand";
-    case Slot::UpperArmR: return "rightUpperArm";
-    case Slot::LowerArmR: return "rightLowerArm";
-    case Slot::HandR: return "rightHand";
-    case Slot::UpperLegL: return "leftUpperLeg";
-    case Slot::LowerLegL: return "leftLowerLeg";
-    case Slot::FootL: return "leftFoot";
-    case Slot::UpperLegR: return "rightUpperLeg";
-    case Slot::LowerLegR: return "rightLowerLeg";
-    case Slot::FootR: return "rightFoot";
-    case Slot::Count: break;
+    case Slot::Pelvis:
+      return "hips";
+    case Slot::LowerSpine:
+      return "spine";
+    case Slot::Chest:
+      return "chest";
+    case Slot::Head:
+      return "head";
+    case Slot::UpperArmL:
+      return "leftUpperArm";
+    case Slot::LowerArmL:
+      return "leftLowerArm";
+    case Slot::HandL:
+      return "leftHand";
+    case Slot::UpperArmR:
+      return "rightUpperArm";
+    case Slot::LowerArmR:
+      return "rightLowerArm";
+    case Slot::HandR:
+      return "rightHand";
+    case Slot::UpperLegL:
+      return "leftUpperLeg";
+    case Slot::LowerLegL:
+      return "leftLowerLeg";
+    case Slot::FootL:
+      return "leftFoot";
+    case Slot::UpperLegR:
+      return "rightUpperLeg";
+    case Slot::LowerLegR:
+      return "rightLowerLeg";
+    case Slot::FootR:
+      return "rightFoot";
+    case Slot::Count:
+      break;
   }
   return "";
 }
@@ -938,7 +996,8 @@ bool attachedTo(const SkeletonInfo& info, int parent, int joint) {
   if (info.isAncestor(parent, joint)) return true;
   const double height = info.topY - info.floorY;
   double nearest = std::numeric_limits<double>::infinity();
-  for (const Vec3& p : info.subtreePoints(parent)) nearest = std::min(nearest, glm::length(p - info.pos(joint)));
+  for (const Vec3& p : info.subtreePoints(parent))
+    nearest = std::min(nearest, glm::length(p - info.pos(joint)));
   return nearest <= 0.08 * height;
 }
 
@@ -946,14 +1005,16 @@ SlotGeometry slotGeometry(const Skeleton& s, const SkeletonInfo& info, const Hum
   SlotGeometry g;
   g.floorY = info.floorY;
   for (int i = 0; i < kSlotCount; ++i) {
-    if (map.joint[static_cast<size_t>(i)] >= 0) g.joint[static_cast<size_t>(i)] = info.pos(map.joint[static_cast<size_t>(i)]);
+    if (map.joint[static_cast<size_t>(i)] >= 0)
+      g.joint[static_cast<size_t>(i)] = info.pos(map.joint[static_cast<size_t>(i)]);
   }
   const auto boneEnd = [&](int joint) -> std::optional<Vec3> {
     // As the builder sizes a limb without its end slot: the tip, else the farthest child.
     if (info.tip[static_cast<size_t>(joint)]) return *info.tip[static_cast<size_t>(joint)];
     std::optional<Vec3> best;
     for (int c : info.children[static_cast<size_t>(joint)]) {
-      if (!best || glm::length(info.pos(c) - info.pos(joint)) > glm::length(*best - info.pos(joint))) best = info.pos(c);
+      if (!best || glm::length(info.pos(c) - info.pos(joint)) > glm::length(*best - info.pos(joint)))
+        best = info.pos(c);
     }
     return best;
   };
@@ -986,11 +1047,16 @@ SlotGeometry slotGeometry(const Skeleton& s, const SkeletonInfo& info, const Hum
 
 const char* mapSourceName(MapSource source) {
   switch (source) {
-    case MapSource::None: return "none";
-    case MapSource::Name: return "name";
-    case MapSource::Structure: return "structure";
-    case MapSource::FileHumanoid: return "file";
-    case MapSource::User: return "user";
+    case MapSource::None:
+      return "none";
+    case MapSource::Name:
+      return "name";
+    case MapSource::Structure:
+      return "structure";
+    case MapSource::FileHumanoid:
+      return "file";
+    case MapSource::User:
+      return "user";
   }
   return "none";
 }
@@ -1030,7 +1096,8 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
         }
       }
       if (!errors.empty()) return Error{source + ": " + errors};
-      if (!doc.contains("slots") || !doc["slots"].is_object()) return Error{source + ": slots: expected an object {\"slot\": \"bone\"}"};
+      if (!doc.contains("slots") || !doc["slots"].is_object())
+        return Error{source + ": slots: expected an object {\"slot\": \"bone\"}"};
       slots = &doc["slots"];
       prefix = "slots.";
     }
@@ -1076,21 +1143,26 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
     fileJoint.fill(-1);
     for (const HumanoidBone& bone : inputs.fileHumanoid) {
       for (int i = 0; i < kSlotCount; ++i) {
-        if (bone.role == vrmRole(static_cast<Slot>(i))) fileJoint[static_cast<size_t>(i)] = skeleton.findJoint(bone.joint);
+        if (bone.role == vrmRole(static_cast<Slot>(i)))
+          fileJoint[static_cast<size_t>(i)] = skeleton.findJoint(bone.joint);
       }
     }
     bool complete = true;
-    for (int i = 0; i < kSlotCount; ++i) complete = complete && (!slotRequired(static_cast<Slot>(i)) || fileJoint[static_cast<size_t>(i)] >= 0);
+    for (int i = 0; i < kSlotCount; ++i)
+      complete = complete && (!slotRequired(static_cast<Slot>(i)) || fileJoint[static_cast<size_t>(i)] >= 0);
     if (complete) {
       for (int i = 0; i < kSlotCount; ++i) {
         report.map.joint[static_cast<size_t>(i)] = fileJoint[static_cast<size_t>(i)];
-        report.slots[static_cast<size_t>(i)] = fileJoint[static_cast<size_t>(i)] >= 0 ? SlotDecision{MapSource::FileHumanoid, 0.95} : SlotDecision{};
+        report.slots[static_cast<size_t>(i)] = fileJoint[static_cast<size_t>(i)] >= 0
+                                                   ? SlotDecision{MapSource::FileHumanoid, 0.95}
+                                                   : SlotDecision{};
       }
       report.findings.push_back(Finding{Finding::Severity::Info, "map_structure", "file",
                                         "slots taken from the file's humanoid bones (VRM humanBones)"});
     } else {
-      report.findings.push_back(Finding{Finding::Severity::Warning, "map_structure", "file",
-                                        "the file's humanoid bones miss a required slot; mapped by names and structure"});
+      report.findings.push_back(
+          Finding{Finding::Severity::Warning, "map_structure", "file",
+                  "the file's humanoid bones miss a required slot; mapped by names and structure"});
     }
   }
   for (int i = 0; i < kSlotCount; ++i) {
@@ -1161,7 +1233,8 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
   }
   if (!missing.empty()) {
     if (!inputs.userJson && inputs.fileHumanoid.empty() && !automatic) return Error{automatic.error()};
-    fail("missing slots " + missing + (automatic ? "" : " (automatic mapping failed: " + automatic.error() + ")"));
+    fail("missing slots " + missing +
+         (automatic ? "" : " (automatic mapping failed: " + automatic.error() + ")"));
   }
   if (!errors.empty()) return Error{(inputs.userJson ? source + ": " : std::string()) + errors};
   // Plausibility: each finding halves the confidence of the slots it names.
@@ -1171,7 +1244,8 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
       const std::string name = slotName(static_cast<Slot>(i));
       const std::string& subject = f.subject;
       const size_t at = subject.find(name);
-      const bool names = at != std::string::npos && (at + name.size() == subject.size() || subject[at + name.size()] == '/');
+      const bool names =
+          at != std::string::npos && (at + name.size() == subject.size() || subject[at + name.size()] == '/');
       if (names) report.slots[static_cast<size_t>(i)].confidence *= 0.5;
     }
   }
@@ -1199,8 +1273,9 @@ std::string humanoidMapJson(const Skeleton& skeleton, const HumanoidMap& map) {
   for (int i = 0; i < kSlotCount; ++i) {
     const int j = map.joint[static_cast<size_t>(i)];
     slots[slotName(static_cast<Slot>(i))] =
-        j >= 0 && j < skeleton.jointCount() ? nlohmann::ordered_json(skeleton.jointNames[static_cast<size_t>(j)])
-                                            : nlohmann::ordered_json(nullptr);
+        j >= 0 && j < skeleton.jointCount()
+            ? nlohmann::ordered_json(skeleton.jointNames[static_cast<size_t>(j)])
+            : nlohmann::ordered_json(nullptr);
   }
   nlohmann::ordered_json doc;
   doc["version"] = 1;
