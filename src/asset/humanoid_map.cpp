@@ -95,6 +95,8 @@ class Mapper {
  private:
   bool findPelvis();
   bool reachesFloor(int joint) const;
+  /// Legs off `p` beside its hips-named child (findPelvis): paths from p to the leaf and the crown.
+  bool splitBeside(int p, const std::vector<int>& toLeaf, const std::vector<int>& toCrown, double body) const;
   void findLegs();
   int detachedEnd(const Chain& chain, const std::vector<std::string>& names) const;
   int detachedHand(const Chain& arm) const;
@@ -117,6 +119,9 @@ class Mapper {
   bool pelvisByName_ = false;
   bool headByName_ = false;
   double hipHeight_ = 0.0;
+  /// A leg's subtree reaches within this fraction of the hip height of the floor (findLegs: 0.15,
+  /// then 0.5 for legs whose feet hang elsewhere, as IK bones at the root).
+  double floorReach_ = 0.15;
   double height_ = 0.0;
   std::vector<int> spinePath_;  // pelvis ... crown leaf
   std::vector<Chain> legs_, arms_;
@@ -130,8 +135,8 @@ bool Mapper::findPelvis() {
   const int n = s_.jointCount();
   height_ = info_.topY - info_.floorY;
   if (!(height_ > 0.0)) return false;
-  // The crown: the highest joint named "head" in the upper half (hair, hats and face bones above it
-  // are no heads), else the highest leaf point.
+  // The crown: the highest joint named "head" above 35 % of the height (a mascot's ears double it; hair, hats
+  // and face bones above it are no heads), else the highest leaf point.
   double best = -std::numeric_limits<double>::infinity();
   std::vector<std::pair<double, int>> leaves;
   for (int j = 0; j < n; ++j) {
@@ -147,7 +152,7 @@ bool Mapper::findPelvis() {
   if (crown_ < 0) return false;
   double bestHead = -std::numeric_limits<double>::infinity();
   for (int j = 0; j < n; ++j) {
-    if (info_.pos(j).y - info_.floorY < 0.5 * height_ || !namedAs(s_, j, {"head"})) continue;
+    if (info_.pos(j).y - info_.floorY < 0.35 * height_ || !namedAs(s_, j, {"head"})) continue;
     if (info_.pos(j).y > bestHead) {
       bestHead = info_.pos(j).y;
       namedHead_ = j;
@@ -156,16 +161,36 @@ bool Mapper::findPelvis() {
   if (namedHead_ >= 0) crown_ = namedHead_;
   // The pelvis: the common ancestor of the crown and the lowest leaf whose split lies well above
   // the floor (IK and root bones at floor level split at the floor and are skipped).
+  // With a named head the body's height is the head's: ears, antennae or hats far above it (a
+  // mascot's 1.6 m ears) must not lift the split threshold above its hips.
+  const double body = namedHead_ >= 0 ? info_.pos(namedHead_).y - info_.floorY : height_;
   std::sort(leaves.begin(), leaves.end());
   for (const auto& [y, leaf] : leaves) {
     const int p = info_.lca(leaf, crown_);
     if (p < 0 || p == crown_ || p == leaf) continue;
-    if (info_.pos(p).y - info_.floorY >= 0.25 * height_) {
+    if (info_.pos(p).y - info_.floorY >= 0.25 * body) {
       pelvis_ = p;
       break;
     }
+    // Legs hanging off a floor-level root beside the hips (Quaternius: Root > Hips, UpperLeg.L,
+    // UpperLeg.R): the branch toward the leaf starts high (a thigh, not a floor-level IK bone)
+    // and the branch toward the crown is named as the hips.
+    const std::vector<int> toLeaf = info_.path(p, leaf), toCrown = info_.path(p, crown_);
+    if (!splitBeside(p, toLeaf, toCrown, body)) continue;
+    pelvis_ = toCrown[1];
+    split_ = p;
+    pelvisByName_ = true;
+    notes_.push_back(
+        note(Finding::Severity::Info, "map_structure", jointName(s_, pelvis_),
+             "legs hang off " + jointName(s_, p) + " beside the hips bone " + jointName(s_, pelvis_)));
+    break;
   }
   if (pelvis_ < 0) return false;
+  if (split_ >= 0) {
+    hipHeight_ = info_.pos(pelvis_).y - info_.floorY;
+    spinePath_ = info_.path(pelvis_, crown_);
+    return true;
+  }
   split_ = pelvis_;
   // Legs hanging off a spine bone (a Unity sample's Hips > Spine > thighs): the pelvis is the
   // hips bone just above the split, when one is named so.
@@ -187,10 +212,17 @@ bool Mapper::findPelvis() {
   return true;
 }
 
+bool Mapper::splitBeside(int p, const std::vector<int>& toLeaf, const std::vector<int>& toCrown,
+                         double body) const {
+  return toLeaf.size() >= 2 && toCrown.size() >= 2 && toLeaf[1] != toCrown[1] &&
+         info_.pos(toLeaf[1]).y - info_.floorY >= 0.25 * body && namedAs(s_, toCrown[1], kPelvisNames) &&
+         info_.pos(toCrown[1]).y > info_.pos(p).y;
+}
+
 bool Mapper::reachesFloor(int joint) const {
   double low = std::numeric_limits<double>::infinity();
   for (const Vec3& p : info_.subtreePoints(joint)) low = std::min(low, p.y);
-  return low - info_.floorY <= 0.15 * hipHeight_;
+  return low - info_.floorY <= floorReach_ * hipHeight_;
 }
 
 void Mapper::findLegs() {
@@ -198,13 +230,33 @@ void Mapper::findLegs() {
   // subtree reaches the floor; a child carrying both legs (CC's CC_Base_Pelvis beside the waist,
   // MHX's Hips beside Spine1) is opened up.
   std::vector<int> open;
-  for (size_t i = 0; i < spinePath_.size(); ++i) {
-    const int joint = spinePath_[i];
-    for (int c : info_.children[static_cast<size_t>(joint)]) {
-      if (i + 1 < spinePath_.size() && c == spinePath_[i + 1]) continue;
-      if (reachesFloor(c)) open.push_back(c);
+  if (split_ != pelvis_ && info_.isAncestor(split_, pelvis_)) {
+    // Legs beside the hips: the split's other children that start high and reach the floor.
+    const double body = info_.pos(spinePath_.back()).y - info_.floorY;
+    for (int c : info_.children[static_cast<size_t>(split_)]) {
+      if (info_.isAncestor(c, pelvis_) || c == pelvis_) continue;
+      if (info_.pos(c).y - info_.floorY >= 0.25 * body && reachesFloor(c)) open.push_back(c);
     }
-    if (joint == split_) break;
+  }
+  const bool beside = !open.empty();
+  // Legs ending above the floor (feet detached to the root as IK bones: Quaternius' Foot.L under
+  // Root) are looked for when no chain reaches it.
+  for (const double reach : {0.15, 0.5}) {
+    floorReach_ = reach;
+    for (size_t i = 0; i < spinePath_.size() && !beside; ++i) {
+      const int joint = spinePath_[i];
+      for (int c : info_.children[static_cast<size_t>(joint)]) {
+        if (i + 1 < spinePath_.size() && c == spinePath_[i + 1]) continue;
+        if (reachesFloor(c)) open.push_back(c);
+      }
+      if (joint == split_) break;
+    }
+    if (!open.empty()) break;
+  }
+  if (floorReach_ > 0.15 && !open.empty()) {
+    notes_.push_back(
+        note(Finding::Severity::Info, "map_structure", "legs",
+             "no chain reaches the floor: legs taken from chains ending within half the hip height of it"));
   }
   std::vector<std::pair<double, int>> candidates;
   while (!open.empty()) {
@@ -994,6 +1046,11 @@ const char* vrmRole(Slot slot) {
 bool attachedTo(const SkeletonInfo& info, int parent, int joint) {
   if (parent == joint) return false;
   if (info.isAncestor(parent, joint)) return true;
+  // A sibling branch of the parent (legs hanging off a root beside the hips): joint's parent is
+  // an ancestor of the parent joint.
+  if (const int up = info.skeleton->parents[static_cast<size_t>(joint)];
+      up != kNoParent && info.isAncestor(up, parent))
+    return true;
   const double height = info.topY - info.floorY;
   double nearest = std::numeric_limits<double>::infinity();
   for (const Vec3& p : info.subtreePoints(parent))
