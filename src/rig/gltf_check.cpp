@@ -1,6 +1,7 @@
 // GLB container, JSON, structure, bounds and extension checks before Assimp; meshopt decoding and
 // dequantization into a rewritten GLB (gltf_check.h).
 #include "rig/gltf_check.h"
+#include "rig/gltf_animations.h"
 
 #include <meshoptimizer.h>
 #include <glm/gtc/matrix_transform.hpp>
@@ -1043,8 +1044,12 @@ std::vector<glm::dmat4> nodeGlobals(const Json& doc) {
   return global;
 }
 
+/// Largest total of zero bytes written for accessors without a buffer view. [bytes]
+constexpr std::uint64_t kMaxZeroBytes = 256ull << 20;
+
 /// The rewritten GLB, or an empty string when the file has no meshopt buffer views, no quantized
-/// real-valued accessors and no skin without inverse bind matrices.
+/// real-valued accessors, no skin without inverse bind matrices, no accessor without a buffer view
+/// and no per-node animations to merge.
 std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<View>& views,
                     const Structure& structure, std::vector<std::string>& warnings) {
   const std::vector<Accessor>& accessors = structure.accessors();
@@ -1063,7 +1068,19 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
       if (!(*skins)[k].contains("inverseBindMatrices")) withoutBind.push_back(k);
     }
   }
-  if (!compressed && !quantized && withoutBind.empty()) return {};
+  // An accessor without a buffer view is all zeros (sparse ones aside); Assimp 5.2 refuses it
+  // ("data is null"). Per-node animations on one timeline are one clip (gltf_animations.h).
+  std::vector<size_t> zeros;
+  std::uint64_t zeroBytes = 0;
+  for (size_t a = 0; a < accessors.size(); ++a) {
+    if (accessors[a].view || accessors[a].sparse) continue;
+    zeros.push_back(a);
+    zeroBytes += accessors[a].count * accessors[a].elementSize;
+    if (zeroBytes > kMaxZeroBytes)
+      invalid(item("accessors", a), "has no bufferView and too many elements to read as zeros");
+  }
+  const std::optional<Json> merged = mergePerNodeAnimations(doc);
+  if (!compressed && !quantized && withoutBind.empty() && zeros.empty() && !merged) return {};
 
   Json out = doc;
   std::string bin;
@@ -1143,6 +1160,19 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
           "skin " + std::to_string(k) +
           " has no inverse bind matrices: its joints' node pose is the bind pose (as three.js reads it)");
     }
+  }
+  for (const size_t a : zeros) {
+    const std::string bytes(accessors[a].count * accessors[a].elementSize, '\0');
+    out["bufferViews"].push_back(
+        {{"buffer", 0}, {"byteOffset", append(bytes)}, {"byteLength", bytes.size()}});
+    out["accessors"][a]["bufferView"] = out["bufferViews"].size() - 1;
+  }
+  if (!zeros.empty())
+    warnings.push_back(std::to_string(zeros.size()) + " accessors without a bufferView read as zeros");
+  if (merged) {
+    warnings.push_back("merged " + std::to_string(doc["animations"].size()) +
+                       " per-node animations on one timeline into one clip");
+    out["animations"] = *merged;
   }
   bin.resize((bin.size() + 3) / 4 * 4, '\0');
   out["buffers"] = Json::array({Json{{"byteLength", std::max<size_t>(bin.size(), 4)}}});
