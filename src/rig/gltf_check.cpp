@@ -1070,10 +1070,26 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
   }
   // An accessor without a buffer view is all zeros (sparse ones aside); Assimp 5.2 refuses it
   // ("data is null"). Per-node animations on one timeline are one clip (gltf_animations.h).
+  // Accessors of Draco-compressed primitives have no buffer view either: their data is in the
+  // extension (not decoded here), so they are left as they are.
+  std::set<size_t> draco;
+  if (const Json* meshes = find(doc, "meshes")) {
+    for (const Json& mesh : *meshes) {
+      if (!mesh.contains("primitives")) continue;
+      for (const Json& primitive : mesh["primitives"]) {
+        if (!primitive.contains("extensions") ||
+            !primitive["extensions"].contains("KHR_draco_mesh_compression"))
+          continue;
+        if (!primitive.contains("attributes") || !primitive["attributes"].is_object()) continue;
+        for (const auto& [name, index] : primitive["attributes"].items()) draco.insert(index.get<size_t>());
+        if (primitive.contains("indices")) draco.insert(primitive["indices"].get<size_t>());
+      }
+    }
+  }
   std::vector<size_t> zeros;
   std::uint64_t zeroBytes = 0;
   for (size_t a = 0; a < accessors.size(); ++a) {
-    if (accessors[a].view || accessors[a].sparse) continue;
+    if (accessors[a].view || accessors[a].sparse || draco.count(a)) continue;
     zeros.push_back(a);
     zeroBytes += accessors[a].count * accessors[a].elementSize;
     if (zeroBytes > kMaxZeroBytes)
