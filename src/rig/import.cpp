@@ -920,6 +920,36 @@ bool isStraightStick(const Skeleton& skeleton, std::span<const Transform> models
   return true;
 }
 
+/// The first frame of a clip standing up: its legs point along the file axis (within 30 degrees)
+/// that the legs of most frames point along, the motion's own down. 0 when no frame has legs along
+/// an axis. A local-frame BVH's rest pose (its zero pose is a stick) and up axis come from it, not
+/// from a first frame lying down or mid-roll.
+int firstUprightFrame(const Skeleton& skeleton, const Clip& clip) {
+  std::vector<Transform> models(static_cast<size_t>(skeleton.jointCount()));
+  std::array<int, 6> votes{};
+  std::vector<int> axisOf(static_cast<size_t>(clip.frameCount), -1);
+  for (int f = 0; f < clip.frameCount; ++f) {
+    localToModel(skeleton, clip.frame(f), models);
+    const std::optional<LegPair> legs = findLegPair(skeleton, models);
+    if (!legs) continue;
+    for (int a = 0; a < 6; ++a) {
+      Vec3 axis{0.0};
+      axis[a % 3] = a < 3 ? 1.0 : -1.0;
+      if (glm::dot(legs->down, axis) >= std::cos(30.0 * kPi / 180.0)) {
+        axisOf[static_cast<size_t>(f)] = a;
+        ++votes[static_cast<size_t>(a)];
+      }
+    }
+  }
+  const auto best = std::max_element(votes.begin(), votes.end());
+  if (*best == 0) return 0;
+  const int axis = static_cast<int>(best - votes.begin());
+  for (int f = 0; f < clip.frameCount; ++f) {
+    if (axisOf[static_cast<size_t>(f)] == axis) return f;
+  }
+  return 0;
+}
+
 /// BVH declares no up axis and no bind pose. A straight-stick rest pose is replaced by the first
 /// frame; then the up axis is the opposite of the legs' direction (snapped to the nearest file axis
 /// within 30 degrees), and the root's rest and keys are turned so that it is +Y.
@@ -929,12 +959,14 @@ void orientBvh(ImportedAsset& asset) {
   std::vector<Transform> models(n);
   localToModel(skeleton, skeleton.restLocal, models);
   if (!asset.clips.empty() && asset.clips.front().frameCount > 0 && isStraightStick(skeleton, models)) {
-    const std::span<const Transform> first = asset.clips.front().frame(0);
-    skeleton.restLocal.assign(first.begin(), first.end());
+    const int frame = firstUprightFrame(skeleton, asset.clips.front());
+    const std::span<const Transform> upright = asset.clips.front().frame(frame);
+    skeleton.restLocal.assign(upright.begin(), upright.end());
     localToModel(skeleton, skeleton.restLocal, models);
     asset.warnings.push_back(
         "the zero-rotation pose is a straight stick (offsets along each bone's local axis): the rest pose "
-        "is taken from the first frame");
+        "is taken from the motion's first upright frame (" +
+        std::to_string(frame) + ")");
   }
   const std::optional<LegPair> legs = findLegPair(skeleton, models);
   if (!legs) return;
