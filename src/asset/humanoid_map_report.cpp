@@ -224,10 +224,10 @@ const char* vrmRole(Slot slot) {
 bool attachedTo(const SkeletonInfo& info, int parent, int joint) {
   if (parent == joint) return false;
   if (info.isAncestor(parent, joint)) return true;
-  // A sibling branch of the parent (legs hanging off a root beside the hips): joint's parent is
-  // an ancestor of the parent joint.
+  // A sibling of the parent (legs hanging off a root beside the hips: Root > Hips, UpperLeg.L):
+  // both hang off the same joint.
   if (const int up = info.skeleton->parents[static_cast<size_t>(joint)];
-      up != kNoParent && info.isAncestor(up, parent))
+      up != kNoParent && info.skeleton->parents[static_cast<size_t>(parent)] == up)
     return true;
   const double height = info.topY - info.floorY;
   double nearest = std::numeric_limits<double>::infinity();
