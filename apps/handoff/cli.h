@@ -21,5 +21,6 @@ void addBenchCommands(CLI::App& app, int& exitCode);
 void addSoakBenchCommand(CLI::App& bench, int& exitCode);
 void addLiveCommand(CLI::App& app, int& exitCode);
 void addDiagnoseCommand(CLI::App& app, int& exitCode);
+void addCorpusCommand(CLI::App& app, int& exitCode);
 
 }  // namespace handoff::cli

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   handoff::cli::addBenchCommands(app, exitCode);
   handoff::cli::addLiveCommand(app, exitCode);
   handoff::cli::addDiagnoseCommand(app, exitCode);
+  handoff::cli::addCorpusCommand(app, exitCode);
   CLI11_PARSE(app, argc, argv);
   return exitCode;
 }

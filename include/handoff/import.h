@@ -9,7 +9,8 @@
 // - The bind pose: where a skin's inverse bind matrices disagree with the node transforms (a file
 //   saved in an animated pose), the skin is the bind pose: bindGlobal = meshNode * inverse(IBM).
 // - A BVH whose zero-rotation pose is a straight stick (offsets along each bone's local X, the
-//   pose only in the motion: Bandai-Namco, LAFAN1 style) takes its rest pose from the first frame.
+//   pose only in the motion: Bandai-Namco, LAFAN1, Rokoko style) takes its rest pose and up axis
+//   from the motion's first upright frame (legs along the axis most frames' legs point along).
 // - The skeleton: the skin joints of all skinned meshes, merged by node (RobotExpressive's two
 //   skins give one 43-joint skeleton), plus animated nodes inside that subtree; without skins,
 //   the animated nodes (a BVH's joints). The ancestors needed to connect them into one tree are

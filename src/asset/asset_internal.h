@@ -38,7 +38,7 @@ double roundingRadius(const ShapeDesc& shape);
 /// "mixamorig:LeftForeArm" -> core "forearm", side 'L'; "DEF-upper_arm.R.001" -> "upperarm", 'R'.
 struct NameKey {
   std::string core;
-  char side = 0;  ///< 'L', 'R' or 0.
+  char side = 0;                    ///< 'L', 'R' or 0.
   std::vector<std::string> tokens;  ///< The tokens `core` joins, in order.
   /// A control, twist, helper or secondary bone: MHX's "__" prefix, Rigify's MCH-/ORG-/tweak_,
   /// twist / share / roll / IK / pole / target / end bones, VRoid's J_Sec_ and J_Adj_ chains.
@@ -49,6 +49,11 @@ NameKey nameKey(std::string_view name);
 /// "ThighTwist01" is not; "J_Bip_C_Head" and Unity's "RobotHead" are "head", "forehead" is not).
 /// "arm", "leg" and "hip" must be the whole name ("LowerArm" is not an "arm").
 bool nameIs(const NameKey& key, std::string_view name);
+
+/// The mapper of humanoid_map.cpp on a skeleton as it is (structure finds the chains, names or
+/// proportions pick the joints): the map, its notes and how each slot was decided.
+Result<HumanoidMap> mapStructure(const Skeleton& skeleton, std::vector<Finding>* notes,
+                                 std::array<SlotDecision, kSlotCount>* decisions);
 
 /// Unit vector of v with its component along `axis` (unit) removed; `fallback` when degenerate.
 Vec3 perpendicularTo(const Vec3& v, const Vec3& axis, const Vec3& fallback);
@@ -96,12 +101,12 @@ struct SlotGeometry {
   std::optional<Vec3> feetForward;                    ///< Horizontal heel-to-toe direction, when feet exist.
 };
 
-/// Findings on an implausible humanoid (docs/ASSET.md): "implausible_scale" (with both legs: error outside the
-/// kHumanHipMin-kHumanHipMax hip heights, warning outside 0.5-1.4 m), "proportion" (thigh/shank and
-/// upper arm/forearm outside 0.4-2.5, left and right differing by more than 20 %), "side_swap" (the
-/// left thigh on the right of the character's facing), "head_offset" (the head more than 12 % of
-/// its height above the pelvis off the vertical through the chest, or below the chest),
-/// "pelvis_offset" (the pelvis not between the thighs).
+/// Findings on an implausible humanoid (docs/ASSET.md): "implausible_scale" (with both legs: error outside
+/// the kHumanHipMin-kHumanHipMax hip heights, warning outside 0.5-1.4 m), "proportion" (thigh/shank and upper
+/// arm/forearm outside 0.4-2.5, left and right differing by more than 20 %), "side_swap" (the left thigh on
+/// the right of the character's facing), "head_offset" (the head more than 12 % of its height above the
+/// pelvis off the vertical through the chest, or below the chest), "pelvis_offset" (the pelvis not between
+/// the thighs).
 std::vector<Finding> plausibilityFindings(const SlotGeometry& geometry);
 
 /// Findings "body_size" (warning) on a body whose sphere or capsule radius is out of the range of

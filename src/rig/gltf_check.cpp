@@ -3,6 +3,7 @@
 #include "rig/gltf_check.h"
 #include "handoff/rig.h"
 #include "rig/gltf_internal.h"
+#include "rig/gltf_animations.h"
 
 #include <meshoptimizer.h>
 #include <glm/gtc/matrix_transform.hpp>
@@ -256,8 +257,12 @@ std::vector<glm::dmat4> nodeGlobals(const Json& doc) {
   return global;
 }
 
+/// Largest total of zero bytes written for accessors without a buffer view. [bytes]
+constexpr std::uint64_t kMaxZeroBytes = 256ull << 20;
+
 /// The rewritten GLB, or an empty string when the file has no meshopt buffer views, no quantized
-/// real-valued accessors, no skin without inverse bind matrices and no external buffer.
+/// real-valued accessors, no skin without inverse bind matrices, no external buffer, no accessor
+/// without a buffer view and no per-node animations to merge.
 std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<View>& views,
                     const std::vector<Accessor>& accessors, std::vector<std::string>& warnings) {
   const std::set<size_t> real = realAccessors(doc);
@@ -275,9 +280,38 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
       if (!(*skins)[k].contains("inverseBindMatrices")) withoutBind.push_back(k);
     }
   }
-  // External buffers were read by the check: the rewrite carries their bytes, so that Assimp reads no
-  // file but the one checked.
-  if (!compressed && !quantized && withoutBind.empty() && !buffers.external) return {};
+  // An accessor without a buffer view is all zeros (sparse ones aside); Assimp 5.2 refuses it
+  // ("data is null"). Per-node animations on one timeline are one clip (gltf_animations.h).
+  // Accessors of Draco-compressed primitives have no buffer view either: their data is in the
+  // extension (not decoded here), so they are left as they are.
+  std::set<size_t> draco;
+  if (const Json* meshes = find(doc, "meshes")) {
+    for (const Json& mesh : *meshes) {
+      if (!mesh.contains("primitives")) continue;
+      for (const Json& primitive : mesh["primitives"]) {
+        if (!primitive.contains("extensions") ||
+            !primitive["extensions"].contains("KHR_draco_mesh_compression"))
+          continue;
+        if (!primitive.contains("attributes") || !primitive["attributes"].is_object()) continue;
+        for (const auto& [name, index] : primitive["attributes"].items()) draco.insert(index.get<size_t>());
+        if (primitive.contains("indices")) draco.insert(primitive["indices"].get<size_t>());
+      }
+    }
+  }
+  std::vector<size_t> zeros;
+  std::uint64_t zeroBytes = 0;
+  for (size_t a = 0; a < accessors.size(); ++a) {
+    if (accessors[a].view || accessors[a].sparse || draco.count(a)) continue;
+    zeros.push_back(a);
+    zeroBytes += accessors[a].count * accessors[a].elementSize;
+    if (zeroBytes > kMaxZeroBytes)
+      invalid(item("accessors", a), "has no bufferView and too many elements to read as zeros");
+  }
+  const std::optional<Json> merged = mergePerNodeAnimations(doc);
+  // External buffers were read by the check: the rewrite carries their bytes, so that Assimp
+  // reads no file but the one checked.
+  if (!compressed && !quantized && withoutBind.empty() && zeros.empty() && !merged && !buffers.external)
+    return {};
 
   Json out = doc;
   std::string bin;
@@ -357,6 +391,19 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
           "skin " + std::to_string(k) +
           " has no inverse bind matrices: its joints' node pose is the bind pose (as three.js reads it)");
     }
+  }
+  for (const size_t a : zeros) {
+    const std::string bytes(accessors[a].count * accessors[a].elementSize, '\0');
+    out["bufferViews"].push_back(
+        {{"buffer", 0}, {"byteOffset", append(bytes)}, {"byteLength", bytes.size()}});
+    out["accessors"][a]["bufferView"] = out["bufferViews"].size() - 1;
+  }
+  if (!zeros.empty())
+    warnings.push_back(std::to_string(zeros.size()) + " accessors without a bufferView read as zeros");
+  if (merged) {
+    warnings.push_back("merged " + std::to_string(doc["animations"].size()) +
+                       " per-node animations on one timeline into one clip");
+    out["animations"] = *merged;
   }
   bin.resize((bin.size() + 3) / 4 * 4, '\0');
   out["buffers"] = Json::array({Json{{"byteLength", std::max<size_t>(bin.size(), 4)}}});

@@ -24,8 +24,9 @@ struct GltfInfo {
   std::vector<std::string> warnings;
   /// A self-contained GLB for Assimp instead of the file (one buffer; meshopt buffer views decoded;
   /// quantized vertex attributes and animation keys as floats; the two extensions removed; inverse
-  /// bind matrices written out for skins without, from the joints' node pose). Empty when the file
-  /// is read as it is.
+  /// bind matrices written out for skins without, from the joints' node pose; accessors without a
+  /// buffer view as zeros; per-node animations on one timeline merged into one). Empty when the
+  /// file is read as it is.
   std::string rewritten;
 };
 

@@ -13,6 +13,7 @@
 #include "rig/collada_check.h"
 #include "rig/fbx_check.h"
 #include "rig/gltf_check.h"
+#include "rig/node_skeleton.h"
 
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
@@ -343,7 +344,8 @@ void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std:
     bool rigid = false;
     for (unsigned k = 0; n->mMeshes != nullptr && k < n->mNumMeshes; ++k) {
       const unsigned m = n->mMeshes[k];
-      rigid = rigid || (m < scene.mNumMeshes && scene.mMeshes[m] != nullptr && scene.mMeshes[m]->mNumBones == 0);
+      rigid =
+          rigid || (m < scene.mNumMeshes && scene.mMeshes[m] != nullptr && scene.mMeshes[m]->mNumBones == 0);
     }
     if (!rigid) continue;
     for (int p = graph.parent[static_cast<size_t>(node)]; p >= 0; p = graph.parent[static_cast<size_t>(p)]) {
@@ -362,7 +364,8 @@ void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std:
   for (size_t i = 1; i < bones.size(); ++i) {
     double off = glm::length(column(placement[i], 3) - column(placement[0], 3)) / std::max(extent, 1e-12);
     for (int c = 0; c < 3; ++c) {
-      off = std::max(off, glm::length(column(placement[i], c) - column(placement[0], c)) / std::max(linear, 1e-12));
+      off = std::max(
+          off, glm::length(column(placement[i], c) - column(placement[0], c)) / std::max(linear, 1e-12));
     }
     if (off > worstOff) {
       worstOff = off;
@@ -378,7 +381,8 @@ void applySkinBindPose(const aiScene& scene, SceneGraph& graph, std::vector<std:
     if (bind[static_cast<size_t>(node)]) {
       graph.global[static_cast<size_t>(node)] = *bind[static_cast<size_t>(node)];
     } else if (parent >= 0) {
-      graph.global[static_cast<size_t>(node)] = graph.global[static_cast<size_t>(parent)] * graph.local[static_cast<size_t>(node)];
+      graph.global[static_cast<size_t>(node)] =
+          graph.global[static_cast<size_t>(parent)] * graph.local[static_cast<size_t>(node)];
     }
   }
 }
@@ -435,6 +439,17 @@ Status buildSkeleton(const aiScene& scene, const detail::SceneMeta& meta, const 
       if (!isJoint[static_cast<size_t>(node)]) base.push_back(node);
       isJoint[static_cast<size_t>(node)] = 1;
     }
+  }
+  if (base.empty()) {
+    detail::NodeTree tree{{}, graph.parent, {}};
+    for (int n = 0; n < nodeCount; ++n) {
+      tree.names.push_back(graph.name(n));
+      tree.hasMeshes.push_back(graph.hasMeshes(n) ? 1 : 0);
+    }
+    std::string reason;
+    base = detail::nodeSkeleton(tree, asset.humanoidBones, reason);
+    for (const int node : base) isJoint[static_cast<size_t>(node)] = 1;
+    if (!base.empty()) asset.warnings.push_back(reason);
   }
   if (base.empty()) {
     return Error{source + ": no skeleton: the file has no skinned bones and no animated nodes"};
@@ -888,7 +903,8 @@ bool isStraightStick(const Skeleton& skeleton, std::span<const Transform> models
   std::vector<Vec3> points;
   for (int j = 0; j < skeleton.jointCount(); ++j) {
     points.push_back(models[static_cast<size_t>(j)].translation);
-    points.push_back(models[static_cast<size_t>(j)].transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]));
+    points.push_back(
+        models[static_cast<size_t>(j)].transformPoint(skeleton.endSiteOffset[static_cast<size_t>(j)]));
   }
   Vec3 far = origin;
   for (const Vec3& p : points) {
@@ -904,6 +920,36 @@ bool isStraightStick(const Skeleton& skeleton, std::span<const Transform> models
   return true;
 }
 
+/// The first frame of a clip standing up: its legs point along the file axis (within 30 degrees)
+/// that the legs of most frames point along, the motion's own down. 0 when no frame has legs along
+/// an axis. A local-frame BVH's rest pose (its zero pose is a stick) and up axis come from it, not
+/// from a first frame lying down or mid-roll.
+int firstUprightFrame(const Skeleton& skeleton, const Clip& clip) {
+  std::vector<Transform> models(static_cast<size_t>(skeleton.jointCount()));
+  std::array<int, 6> votes{};
+  std::vector<int> axisOf(static_cast<size_t>(clip.frameCount), -1);
+  for (int f = 0; f < clip.frameCount; ++f) {
+    localToModel(skeleton, clip.frame(f), models);
+    const std::optional<LegPair> legs = findLegPair(skeleton, models);
+    if (!legs) continue;
+    for (int a = 0; a < 6; ++a) {
+      Vec3 axis{0.0};
+      axis[a % 3] = a < 3 ? 1.0 : -1.0;
+      if (glm::dot(legs->down, axis) >= std::cos(30.0 * kPi / 180.0)) {
+        axisOf[static_cast<size_t>(f)] = a;
+        ++votes[static_cast<size_t>(a)];
+      }
+    }
+  }
+  const auto best = std::max_element(votes.begin(), votes.end());
+  if (*best == 0) return 0;
+  const int axis = static_cast<int>(best - votes.begin());
+  for (int f = 0; f < clip.frameCount; ++f) {
+    if (axisOf[static_cast<size_t>(f)] == axis) return f;
+  }
+  return 0;
+}
+
 /// BVH declares no up axis and no bind pose. A straight-stick rest pose is replaced by the first
 /// frame; then the up axis is the opposite of the legs' direction (snapped to the nearest file axis
 /// within 30 degrees), and the root's rest and keys are turned so that it is +Y.
@@ -913,12 +959,14 @@ void orientBvh(ImportedAsset& asset) {
   std::vector<Transform> models(n);
   localToModel(skeleton, skeleton.restLocal, models);
   if (!asset.clips.empty() && asset.clips.front().frameCount > 0 && isStraightStick(skeleton, models)) {
-    const std::span<const Transform> first = asset.clips.front().frame(0);
-    skeleton.restLocal.assign(first.begin(), first.end());
+    const int frame = firstUprightFrame(skeleton, asset.clips.front());
+    const std::span<const Transform> upright = asset.clips.front().frame(frame);
+    skeleton.restLocal.assign(upright.begin(), upright.end());
     localToModel(skeleton, skeleton.restLocal, models);
     asset.warnings.push_back(
         "the zero-rotation pose is a straight stick (offsets along each bone's local axis): the rest pose "
-        "is taken from the first frame");
+        "is taken from the motion's first upright frame (" +
+        std::to_string(frame) + ")");
   }
   const std::optional<LegPair> legs = findLegPair(skeleton, models);
   if (!legs) return;
@@ -1075,8 +1123,9 @@ Status finish(Built& built, const std::string& source, const ImportOptions& opti
                    " (ImportOptions::unitScale; gives a " + format(kTargetHipHeight) + " m hip)"};
     }
     asset.warnings.push_back("rest hip height " + format(asset.hipHeight) + " m is outside " +
-                             format(kHumanHipMin) + "-" + format(kHumanHipMax) + " m: check the units (--unit-scale " +
-                             fix + " gives a " + format(kTargetHipHeight) + " m hip)");
+                             format(kHumanHipMin) + "-" + format(kHumanHipMax) +
+                             " m: check the units (--unit-scale " + fix + " gives a " +
+                             format(kTargetHipHeight) + " m hip)");
   }
 
   // Inverse bind: jointFromModel of the rest pose, the pose the meshes were built in.
@@ -1400,8 +1449,8 @@ Result<ImportedAsset> importFileData(std::string_view data, const std::string& s
   if (Status status = checkOptions(sourceName, options); !status) return Error{status.error()};
   try {
     const std::string extension = extensionOf(sourceName);
-    if (extension == ".bvh" || (data.substr(0, std::min<size_t>(data.size(), 64)).find("HIERARCHY") !=
-                                std::string_view::npos)) {
+    if (extension == ".bvh" ||
+        (data.substr(0, std::min<size_t>(data.size(), 64)).find("HIERARCHY") != std::string_view::npos)) {
       Result<ImportedAsset> imported = importBvh(data, sourceName, options);
       if (!imported) return Error{validUtf8(imported.error())};
       return imported;

@@ -4,6 +4,7 @@
 // BIN chunk, the buffer views pointing at a fallback buffer without data); the import must give
 // the uncompressed file's skeleton, clips, meshes and humanoid map.
 #include "asset_test_util.h"
+#include "glb_test_util.h"
 
 #include <meshoptimizer.h>
 #include <nlohmann/json.hpp>
@@ -31,28 +32,6 @@ std::uint32_t u32(const std::string& data, size_t at) {
   std::uint32_t v = 0;
   std::memcpy(&v, data.data() + at, sizeof v);
   return v;
-}
-
-void putU32(std::string& out, size_t v) {
-  const auto x = static_cast<std::uint32_t>(v);
-  out.append(reinterpret_cast<const char*>(&x), sizeof x);
-}
-
-std::string glb(const Json& doc, std::string bin) {
-  std::string json = doc.dump();
-  json.resize((json.size() + 3) / 4 * 4, ' ');
-  bin.resize((bin.size() + 3) / 4 * 4, '\0');
-  std::string out;
-  putU32(out, 0x46546C67);
-  putU32(out, 2);
-  putU32(out, 12 + 8 + json.size() + 8 + bin.size());
-  putU32(out, json.size());
-  putU32(out, 0x4E4F534A);
-  out += json;
-  putU32(out, bin.size());
-  putU32(out, 0x004E4942);
-  out += bin;
-  return out;
 }
 
 enum class Filters { None, Lossy };

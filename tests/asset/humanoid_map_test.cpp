@@ -243,13 +243,15 @@ TEST(HumanoidMap, ScrambledNamesMapByStructureToTheSameSlots) {
   }
 }
 
-TEST(HumanoidMap, MirroredCharacterSwapsSidesByGeometry) {
+TEST(HumanoidMap, UnambiguousSideNamesDecideAgainstContraryGeometry) {
   // Turn the character to face -Z: a joint named "Left..." now stands on the character's right
   // only if the names lie; here they do not, so sides follow names and geometry alike.
   Skeleton s = tPoseSkeleton();
   s.restLocal[0].rotation = glm::angleAxis(kPi, Vec3{0.0, 1.0, 0.0});
   expectCanonicalMap(s, {});
-  // Swap the names of the two legs: geometry wins and a warning says so.
+  // Swap the names of the two legs: the leg named left stands on the right. The names are
+  // unambiguous (one leg left, one right), so they decide (issue 31: a rig plainly named left and
+  // right was mapped swapped because "geometry wins"); geometry reports the conflict.
   Names swap = {{"LeftUpLeg", "RightUpLeg"},     {"RightUpLeg", "LeftUpLeg"},    {"LeftLeg", "RightLeg"},
                 {"RightLeg", "LeftLeg"},         {"LeftFoot", "RightFoot"},      {"RightFoot", "LeftFoot"},
                 {"LeftToeBase", "RightToeBase"}, {"RightToeBase", "LeftToeBase"}};
@@ -257,8 +259,13 @@ TEST(HumanoidMap, MirroredCharacterSwapsSidesByGeometry) {
   std::vector<Finding> notes;
   Result<HumanoidMap> map = mapHumanoid(lying, &notes);
   ASSERT_TRUE(map.ok());
-  EXPECT_EQ(mapped(lying, *map, Slot::UpperLegL), "RightUpLeg");  // the joint at +X, the left side
-  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const Finding& f) { return f.code == "map_side"; }));
+  EXPECT_EQ(mapped(lying, *map, Slot::UpperLegL), "LeftUpLeg");  // named left, though it stands at -X
+  EXPECT_EQ(mapped(lying, *map, Slot::FootR), "RightFoot");
+  const auto conflict = std::find_if(notes.begin(), notes.end(),
+                                     [](const Finding& f) { return f.code == "map_side_conflict"; });
+  ASSERT_NE(conflict, notes.end());
+  EXPECT_EQ(conflict->severity, Finding::Severity::Warning);
+  EXPECT_NE(conflict->message.find("the unambiguous names decide"), std::string::npos) << conflict->message;
 }
 
 // --- Failures ---------------------------------------------------------------------------------
