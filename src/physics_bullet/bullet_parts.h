@@ -382,6 +382,9 @@ class BulletWorld final : public PhysicsWorld {
   bool stepping_ = false;
   int substepIndex_ = 0;
   int substepCount_ = 0;
+  /// dt / substeps of the running step(), in double: what the tick callbacks hand on, not Bullet's
+  /// timeStep (a btScalar, float in a single-precision build).
+  double substepDt_ = 0.0;
 };
 
 }  // namespace handoff::bullet_detail

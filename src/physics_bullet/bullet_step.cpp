@@ -22,12 +22,17 @@ namespace handoff::bullet_detail {
 
 // --- Stepping -------------------------------------------------------------------------------------
 
+// The substep length handed on is step()'s dt / substeps in double: Bullet's timeStep is that
+// value rounded to btScalar (float in a single-precision build, 6e-8 relative), which the drives'
+// and pins' impulses (impulse = force * h) and the sleep timers would otherwise inherit.
 void BulletWorld::preTickCallback(btDynamicsWorld* world, btScalar timeStep) {
-  static_cast<BulletWorld*>(world->getWorldUserInfo())->preTick(timeStep);
+  auto* self = static_cast<BulletWorld*>(world->getWorldUserInfo());
+  self->preTick(self->stepping_ ? self->substepDt_ : timeStep);
 }
 
 void BulletWorld::postTickCallback(btDynamicsWorld* world, btScalar timeStep) {
-  static_cast<BulletWorld*>(world->getWorldUserInfo())->postTick(timeStep);
+  auto* self = static_cast<BulletWorld*>(world->getWorldUserInfo());
+  self->postTick(self->stepping_ ? self->substepDt_ : timeStep);
 }
 
 void BulletWorld::preTick(double h) {
@@ -147,6 +152,7 @@ void BulletWorld::step(double dt, int substeps) {
   if (!(dt > 0.0) || !finite(dt) || substeps < 1) return;
   const double h = dt / substeps;
   stepping_ = true;
+  substepDt_ = h;
   substepIndex_ = 0;
   substepCount_ = substeps;
   for (const std::uint32_t index : breakableJoints_) joints_[index].breakState.substep = -1;
