@@ -36,6 +36,16 @@ bash scripts/compile_alone.sh build
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
 
+# Both Bullet precisions (issue 26): the builds above and below use the default, single-precision
+# Bullet (a game's); this one links the double-precision (-float64) libraries, Release like the
+# normal build, and runs the test suite once more (the browser tests, which do not depend on it,
+# and the benchmarks excepted).
+echo "== double-precision Bullet build (-DHANDOFF_BULLET_DOUBLE=ON) =="
+cmake -S . -B build-double -G Ninja -DCMAKE_BUILD_TYPE=Release -DHANDOFF_WARNINGS_AS_ERRORS=ON \
+  -DCMAKE_UNITY_BUILD=ON -DHANDOFF_UNITY_LIBRARIES=OFF -DHANDOFF_BULLET_DOUBLE=ON -DHANDOFF_BUILD_BENCH=OFF
+cmake --build build-double -j "$jobs"
+ctest --test-dir build-double --output-on-failure -j "$jobs" --timeout 600 -LE web
+
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build =="
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DHANDOFF_SANITIZE=ON -DHANDOFF_BUILD_BENCH=OFF \
   -DCMAKE_UNITY_BUILD=ON -DHANDOFF_WARNINGS_AS_ERRORS=ON "${launcher[@]}"

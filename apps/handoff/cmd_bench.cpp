@@ -151,12 +151,13 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     if (!args->json) {
       std::printf(
           "Ragdoll piles: %d x %d ragdolls of %zu bodies (%d bodies), %d steps of 1/60 s, joint rows "
-          "x%d%s%s\n",
+          "x%d%s%s, %s-precision Bullet\n",
           args->piles, args->perPile, character->asset->bodies.size(),
           args->piles * args->perPile * static_cast<int>(character->asset->bodies.size()), args->steps,
           args->jointIterationFactor > 0 ? args->jointIterationFactor
                                          : CrowdSettings{}.world.jointIterationFactor,
-          args->noSleep ? ", Bullet deactivation only" : "", args->freeze ? ", freezing" : "");
+          args->noSleep ? ", Bullet deactivation only" : "", args->freeze ? ", freezing" : "",
+          bulletPrecision());
     }
     // The plain Bullet pile first: machine factor = its cost here / the 5.7 us.
     nlohmann::json calibration;
@@ -266,6 +267,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
       calibrated(out, runs.back(), loads.back());
       if (args->calibrate) out["bullet_calibration"] = calibration;
       out["scene"] = "jolt_performance_test_ragdoll";
+      out["bullet_precision"] = bulletPrecision();
       out["handoff_sleeping"] = !args->noSleep;
       out["freezing"] = args->freeze;
       out["joint_iteration_factor"] = args->jointIterationFactor > 0

@@ -1,7 +1,9 @@
 #include <cstdlib>
 #include <filesystem>
+#include <string>
 
 #include "cli.h"
+#include "handoff/physics_bullet.h"
 
 namespace handoff::cli {
 namespace {
@@ -25,6 +27,10 @@ std::string dataDir() {
 int main(int argc, char** argv) {
   CLI::App app{"handoff: animation <-> ragdoll handoff without pops, explosions or lost momentum"};
   app.require_subcommand(1);
+  // The Bullet build the library was linked against matters to a game that links Bullet itself
+  // (handoff::bulletPrecision()).
+  app.set_version_flag("--version", std::string("handoff ") + HANDOFF_VERSION + " (Bullet, " +
+                                        handoff::bulletPrecision() + " precision)");
   std::string data;
   app.add_option("--data", data, "folder with the shipped characters and clips")
       ->check(CLI::ExistingDirectory);

@@ -71,7 +71,8 @@ class btDiscreteDynamicsWorld;  // Bullet's, declared here so that this header n
 namespace handoff {
 
 /// Creates an independent Bullet world (btDiscreteDynamicsWorld, sequential impulse solver,
-/// btGeneric6DofSpring2Constraint joints). Bullet is built double-precision here. Out-of-range
+/// btGeneric6DofSpring2Constraint joints) on the Bullet build chosen at configure time
+/// (bulletPrecision()). Out-of-range
 /// settings are clamped (solverIterations >= 1, jointErp in [0, 1]) or, when not finite or not
 /// positive, replaced by their defaults; settings() reports what is in use.
 std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = {});
@@ -97,6 +98,13 @@ std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = 
 /// Errors: a world that is not a btDiscreteDynamicsWorld, a world already joined.
 Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& world,
                                                       const WorldSettings& settings = {});
+
+/// The precision of the Bullet libraries handoff was built and linked against: "single" (btScalar
+/// is float; the default, Debian's libBulletDynamics.so, what a plain find_package(Bullet) gives a
+/// game) or "double" (configured with -DHANDOFF_BULLET_DOUBLE=ON: Debian's -float64 libraries).
+/// A game that links Bullet itself must link the same build: the two share symbol names. The
+/// installed package config sets HANDOFF_BULLET_PRECISION to the same word. Thread-safe.
+const char* bulletPrecision();
 
 /// What the Bullet world itself holds (not the adapter's own bookkeeping): for leak checks after
 /// creating and destroying characters. Static bodies, capsules and disabled bodies count as the

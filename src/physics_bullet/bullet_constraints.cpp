@@ -149,7 +149,7 @@ void BulletWorld::updateMotor(JointSlot& joint, double h) {
                                 : i == 2 ? c.getCalculatedTransformA().getBasis().getColumn(2)
                                          : axis;
     const double rowFromRate =
-        m.angleRateRows ? std::max(std::abs(eulerAxis.dot(axis)), kMinRowFromRate) : 1.0;
+        m.angleRateRows ? std::max<double>(std::abs(eulerAxis.dot(axis)), kMinRowFromRate) : 1.0;
     // J M^-1 J^T of the angular row (zero for a static or kinematic body).
     const double jmj =
         axis.dot(ra.getInvInertiaTensorWorld() * axis) + axis.dot(rb.getInvInertiaTensorWorld() * axis);

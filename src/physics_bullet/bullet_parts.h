@@ -471,7 +471,9 @@ class BulletWorld final : public PhysicsWorld {
 
   StepStats stats_;
   int droppedEvents_ = 0;       // contact events not delivered in the current step
-  double substepLength_ = 0.0;  // h of the current step(), in double
+  // dt / substeps of the running step(), in double: what the tick callbacks hand on, not Bullet's
+  // timeStep (a btScalar, float in a single-precision build).
+  double substepLength_ = 0.0;
   bool externalTick_ = false;   // a joined world's tick the game's own stepSimulation runs
   bool stepping_ = false;
   int substepIndex_ = 0;

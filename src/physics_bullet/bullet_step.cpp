@@ -22,6 +22,9 @@ namespace handoff::bullet_detail {
 
 // --- Stepping -------------------------------------------------------------------------------------
 
+// The substep length handed on is step()'s dt / substeps in double: Bullet's timeStep is that
+// value rounded to btScalar (float in a single-precision build, 6e-8 relative), which the drives'
+// and pins' impulses (impulse = force * h) and the sleep timers would otherwise inherit.
 void BulletWorld::preTickCallback(btDynamicsWorld* world, btScalar timeStep) {
   auto* self = static_cast<BulletWorld*>(world->getWorldUserInfo());
   // The substep as the world computed it in double (Bullet's own may be a float).

@@ -1,5 +1,6 @@
-// handoff::PhysicsWorld on Bullet 3 (double precision): btDiscreteDynamicsWorld, btDbvtBroadphase,
-// btSequentialImpulseConstraintSolver, btGeneric6DofSpring2Constraint joints.
+// handoff::PhysicsWorld on Bullet 3 (single or double precision: bullet_precision.cpp):
+// btDiscreteDynamicsWorld, btDbvtBroadphase, btSequentialImpulseConstraintSolver,
+// btGeneric6DofSpring2Constraint joints.
 //
 // Decisions worth knowing:
 // - Joints are built with Bullet's body A = our body B (frames swapped), so that the constraint's

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "drive/fake_world.h"
+#include "support/bullet_precision.h"
 #include "support/clip_scene.h"
 #include "support/test_math.h"
 
@@ -480,7 +481,7 @@ TEST(Powered, PartialRagdollKeepsOneAuthorityPerBody) {
   EXPECT_EQ(ch.events().back().kind, CharacterEventKind::Partial);
   EXPECT_FALSE(world->isEnabled(ch.ragdoll().capsule()));
   std::vector<Transform> models(locals.size()), anim(c.asset->bodies.size()), bodies(anim.size());
-  double legError = 0.0, upperDeviation = 0.0;
+  double legError = 0.0, upperDeviation = 0.0, legScale = 0.0;
   for (int i = 0; i < 60; ++i) {
     frame();
     ASSERT_EQ(ch.state(), CharacterState::Powered);
@@ -495,6 +496,7 @@ TEST(Powered, PartialRagdollKeepsOneAuthorityPerBody) {
         ASSERT_EQ(world->motionType(id), MotionType::Kinematic) << c.asset->bodies[b].name;
         ASSERT_EQ(ch.ragdoll().authority(static_cast<int>(b)), Authority::Animation);
         legError = std::max(legError, d);
+        legScale = std::max(legScale, glm::length(anim[b].translation));
       } else {
         ASSERT_EQ(world->motionType(id), MotionType::Dynamic) << c.asset->bodies[b].name;
         ASSERT_EQ(ch.ragdoll().authority(static_cast<int>(b)), Authority::Drive);
@@ -506,7 +508,8 @@ TEST(Powered, PartialRagdollKeepsOneAuthorityPerBody) {
       "[ powered ] partial (upper body physical) 1 s of boxing: animated bodies off the animation by %.2g "
       "m, physical bodies by up to %.3f m\n",
       legError, upperDeviation);
-  EXPECT_LT(legError, 1e-9);
+  // Single-precision Bullet holds the kinematic pose in float: up to two roundings of its size.
+  EXPECT_LT(legError, test::bulletTolerance(1e-9, legScale, 2));
   // Gravity sags the physical upper body a little against its drives; it follows.
   EXPECT_GT(upperDeviation, 1e-4);
   EXPECT_LT(upperDeviation, 0.2);

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "physics_bullet/bullet_internal.h"
+#include "support/bullet_precision.h"
 #include "support/robust_scene.h"
 
 namespace handoff {
@@ -395,13 +396,17 @@ FaultRun runWithFault(int faultStep) {
       out.restoredToLastValid = true;
       for (int i = 0; i < a->character->ragdoll().bodyCount(); ++i) {
         const BodyId id = a->character->ragdoll().body(i);
-        // Engine poses round-trip through Bullet's matrices: equal to 1e-12 m and rad, not bit for bit.
+        // Engine poses round-trip through Bullet's matrices: equal to 1e-12 m and rad, not bit for bit
+        // (single-precision Bullet: the quaternion -> float matrix -> quaternion round trip and the
+        // position are rounded, a few roundings of a unit quaternion and one of the position).
         const Transform now = world->transform(id);
         const Transform& was = before[static_cast<size_t>(i)];
-        out.restoredToLastValid &= glm::length(now.translation - was.translation) < 1e-12 &&
-                                   angleBetween(now.rotation, was.rotation) < 1e-12 && world->isEnabled(id) &&
-                                   glm::length(world->linearVelocity(id)) == 0.0 &&
-                                   glm::length(world->angularVelocity(id)) == 0.0;
+        out.restoredToLastValid &=
+            glm::length(now.translation - was.translation) <
+                test::bulletTolerance(1e-12, glm::length(was.translation)) &&
+            angleBetween(now.rotation, was.rotation) < test::bulletTolerance(1e-12, 1.0, 4) &&
+            world->isEnabled(id) && glm::length(world->linearVelocity(id)) == 0.0 &&
+            glm::length(world->angularVelocity(id)) == 0.0;
       }
     }
     for (int i = 0; i < a->character->ragdoll().bodyCount(); ++i) {

@@ -32,3 +32,23 @@ message("${out}")
 if(NOT rc EQUAL 0 OR NOT out MATCHES "consumer ok" OR NOT out MATCHES "imported [0-9]+ joints")
   message(FATAL_ERROR "the consumer failed (${rc}):\n${out}\n${err}")
 endif()
+
+# A game that links Bullet itself beside handoff (tests/install/own_bullet): its own
+# btDiscreteDynamicsWorld and a handoff world in one process, on the Bullet build handoff's package
+# config names (issue 26: a float Bullet beside a float64 handoff crashed at start).
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/own_bullet -B ${WORK_DIR}/own_bullet -G Ninja
+                        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${extra}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring own_bullet against the installed package failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/own_bullet RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building own_bullet failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${WORK_DIR}/own_bullet/own_bullet RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "own bullet ok")
+  message(FATAL_ERROR "own_bullet failed (${rc}):\n${out}\n${err}")
+endif()

@@ -2,6 +2,7 @@
 #include "handoff/physics.h"
 #include "handoff/physics_bullet.h"
 #include "physics_bullet/scene.h"
+#include "support/bullet_precision.h"
 #include "support/test_math.h"
 
 #include <gtest/gtest.h>
@@ -68,17 +69,22 @@ TEST_F(Queries, CapsuleSweep) {
 }
 
 TEST_F(Queries, RayCast) {
+  // Single precision: Bullet computes the fraction in float from the ray's ends and the wall's
+  // face (coordinates up to 4 m over a 4 m ray: a few roundings of 1).
+  const double tolerance = test::bulletTolerance(1e-9, 1.0, 4);
   Vec3 normal{0.0};
   const double fraction = world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{4.0, 1.0, 0.0}, layers::kAll, &normal);
-  EXPECT_NEAR(fraction, 1.9 / 4.0, 1e-9);
-  EXPECT_TRUE(test::vecNear(normal, Vec3{-1.0, 0.0, 0.0}, 1e-9));
+  EXPECT_NEAR(fraction, 1.9 / 4.0, tolerance);
+  EXPECT_TRUE(test::vecNear(normal, Vec3{-1.0, 0.0, 0.0}, tolerance));
   // Down onto the ground.
-  EXPECT_NEAR(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{0.0, -1.0, 0.0}, layers::kAll, &normal), 0.5, 1e-9);
-  EXPECT_TRUE(test::vecNear(normal, Vec3{0.0, 1.0, 0.0}, 1e-9));
+  EXPECT_NEAR(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{0.0, -1.0, 0.0}, layers::kAll, &normal), 0.5,
+              tolerance);
+  EXPECT_TRUE(test::vecNear(normal, Vec3{0.0, 1.0, 0.0}, tolerance));
   // Misses and filters.
   EXPECT_EQ(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{0.0, 3.0, 0.0}, layers::kAll), 1.0);
   EXPECT_EQ(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{4.0, 1.0, 0.0}, layers::kRagdoll), 1.0);
-  EXPECT_EQ(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{4.0, 1.0, 0.0}, layers::kStatic), 1.9 / 4.0);
+  EXPECT_NEAR(world->rayCast(Vec3{0.0, 1.0, 0.0}, Vec3{4.0, 1.0, 0.0}, layers::kStatic), 1.9 / 4.0,
+              test::bulletTolerance(0.0, 1.0, 4));
 }
 
 TEST_F(Queries, SeeBodiesWhereTheStepLeftThem) {
@@ -91,12 +97,14 @@ TEST_F(Queries, SeeBodiesWhereTheStepLeftThem) {
   empty->setLinearVelocity(ball, Vec3{30.0, 0.0, 0.0});
   empty->step(test::kDt, 1);
   const double x = empty->transform(ball).translation.x;
-  EXPECT_NEAR(x, 0.5, 1e-9);
-  EXPECT_NEAR(empty->rayCast(Vec3{x, 2.0, 0.0}, Vec3{x, 0.0, 0.0}, layers::kAll), 0.45, 1e-9);
+  // Single precision: the pose and the ray's fraction are float (a few roundings of 1 m).
+  const double tolerance = test::bulletTolerance(1e-9, 1.0, 4);
+  EXPECT_NEAR(x, 0.5, tolerance);
+  EXPECT_NEAR(empty->rayCast(Vec3{x, 2.0, 0.0}, Vec3{x, 0.0, 0.0}, layers::kAll), 0.45, tolerance);
   EXPECT_TRUE(empty->capsuleOverlaps(Transform::fromTranslation(Vec3{x, 1.3, 0.0}), 0.1, 0.15, layers::kAll));
   // And after a teleport.
   empty->setTransform(ball, Transform::fromTranslation(Vec3{-3.0, 1.0, 0.0}));
-  EXPECT_NEAR(empty->rayCast(Vec3{-3.0, 2.0, 0.0}, Vec3{-3.0, 0.0, 0.0}, layers::kAll), 0.45, 1e-9);
+  EXPECT_NEAR(empty->rayCast(Vec3{-3.0, 2.0, 0.0}, Vec3{-3.0, 0.0, 0.0}, layers::kAll), 0.45, tolerance);
 }
 
 TEST_F(Queries, ContactCountPerBody) {
