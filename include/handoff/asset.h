@@ -339,7 +339,7 @@ struct ValidateOptions {
 /// it; ValidateOptions' narrower mass range only warns): a body of 1e308 kg or a gain of 1e308
 /// throws every body out of the world at the first step.
 inline constexpr int kMaxRagdollBodies = 256;      ///< Bodies per asset. [count]
-inline constexpr double kBodyMassMin = 1e-4;       ///< [kg]
+inline constexpr double kBodyMassMin = 1e-3;       ///< [kg] (1 g)
 inline constexpr double kBodyMassMax = 1e4;        ///< [kg]
 inline constexpr double kBodyInertiaMax = 1e4;     ///< Each principal moment. [kg m^2]
 inline constexpr double kDriveStiffnessMax = 1e6;  ///< JointPreset::driveStiffness. [N m/rad]

@@ -227,8 +227,8 @@ struct LandingRecord {
 /// The body masses a character simulates: a ragdoll body lighter than kMinBodyMass or heavier than
 /// kMaxBodyMass is refused by Character::create (validateMassRange), so that a designer's slider at
 /// its end is named rather than losing bodies out of the world. [kg]
-inline constexpr double kMinBodyMass = 0.001;
-inline constexpr double kMaxBodyMass = 10000.0;
+inline constexpr double kMinBodyMass = kBodyMassMin;  // one range: the asset's (asset.h)
+inline constexpr double kMaxBodyMass = kBodyMassMax;
 /// Checks every body's mass against [kMinBodyMass, kMaxBodyMass]; the message names the field
 /// (bodies[i].mass), the body and the range.
 Status validateMassRange(const RagdollAsset& asset);

@@ -97,7 +97,17 @@ std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = 
 /// need the adapter's own world and solver; reported false).
 /// Errors: a world that is not a btDiscreteDynamicsWorld, a world already joined.
 Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& world,
-                                                      const WorldSettings& settings = {});
+                                                      const WorldSettings& settings);
+
+/// handoff's layers on Bullet's own default collision groups (btBroadphaseProxy::
+/// CollisionFilterGroups), those of a game that adds its objects with addRigidBody(body):
+/// kStatic -> StaticFilter (2), kDebris -> DefaultFilter | DebrisFilter (1 | 8: the game's dynamic
+/// objects are debris to a ragdoll), kCapsule -> CharacterFilter (32), kRagdoll -> 64 (a group
+/// Bullet does not name). A game with groups of its own passes its own LayerBits.
+inline constexpr LayerBits kBulletDefaultGroups{2u, 64u, 32u, 9u};
+
+/// joinBulletWorld with WorldSettings' defaults but layerBits = kBulletDefaultGroups.
+Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& world);
 
 /// The precision of the Bullet libraries handoff was built and linked against: "single" (btScalar
 /// is float; the default, Debian's libBulletDynamics.so, what a plain find_package(Bullet) gives a

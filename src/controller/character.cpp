@@ -135,6 +135,8 @@ Result<std::unique_ptr<Character>> Character::create(
     const CharacterSettings& settings, const Transform& worldFromRoot, std::span<const Transform> locals) {
   if (Status s = skeleton.validate(); !s) return Error{"skeleton: " + s.error()};
   if (!asset) return Error{"no ragdoll asset"};
+  // Masses first: its message names the field and the range a designer's slider left.
+  if (Status s = validateMassRange(*asset); !s) return Error{s.error()};
   // A broken asset (a joint cycle, an index out of range, a mass of 1e308 kg) is refused here, not
   // thrown out of the world at the first step.
   if (const std::vector<Finding> found = validateRagdollStructure(*asset, &skeleton); hasErrors(found)) {
@@ -145,7 +147,6 @@ Result<std::unique_ptr<Character>> Character::create(
     message.pop_back();
     return Error{message};
   }
-  if (Status s = validateMassRange(*asset); !s) return Error{s.error()};
   const size_t n = static_cast<size_t>(skeleton.jointCount());
   if (locals.size() != n) {
     return Error{"the initial pose has " + std::to_string(locals.size()) + " joints, the skeleton " +
@@ -199,7 +200,6 @@ Result<std::unique_ptr<Character>> Character::create(
       Ragdoll::create(world, asset, skeleton, worldFromRoot, c->animModels_);
   if (!ragdoll) return Error{ragdoll.error()};
   c->ragdoll_ = std::move(ragdoll).value();
-  c->ragdoll_->setUser(c.get());  // characterBodyInfo finds the character from its bodies
   c->animRoot_ = worldFromRoot;
   c->display_ = c->animLocals_;
   c->displayRoot_ = worldFromRoot;
@@ -283,7 +283,10 @@ Result<std::unique_ptr<Character>> Character::create(
   }
   c->lastValidPoses_.resize(asset->bodies.size());
   c->ragdoll_->readBodyPoses(c->lastValidPoses_);
-  return std::unique_ptr<Character>(new Character(std::move(c)));
+  Ragdoll& made = *c->ragdoll_;
+  std::unique_ptr<Character> character(new Character(std::move(c)));
+  made.setUser(character.get());  // characterBodyInfo finds the character from its bodies
+  return character;
 }
 
 Character::Character(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -153,4 +153,10 @@ Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& w
   return std::unique_ptr<PhysicsWorld>(std::move(adapter));
 }
 
+Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& world) {
+  WorldSettings settings;
+  settings.layerBits = kBulletDefaultGroups;
+  return joinBulletWorld(world, settings);
+}
+
 }  // namespace handoff

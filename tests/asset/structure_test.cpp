@@ -74,9 +74,9 @@ TEST_F(Structure, TopologyWithoutTheSkeleton) {
 
 TEST_F(Structure, RangesWithoutTheSkeleton) {
   expectError([&](RagdollAsset& a) { a.bodies[1].mass = 1e308; }, "invalid_mass",
-              "mass 1e+308 kg is not in [0.0001, 1e+04] kg");
+              "mass 1e+308 kg is not in [0.001, 1e+04] kg");
   expectError([&](RagdollAsset& a) { a.bodies[1].mass = 1e-300; }, "invalid_mass",
-              "is not in [0.0001, 1e+04]");
+              "is not in [0.001, 1e+04]");
   expectError([&](RagdollAsset& a) { a.bodies[1].inertia.x = 1e308; }, "invalid_mass", "inertia");
   expectError([&](RagdollAsset& a) { a.joints[0].preset.angularLower.x = -100.0; }, "limit_range",
               "axis X limits [-100, ");

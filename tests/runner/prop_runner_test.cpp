@@ -14,6 +14,8 @@
 
 #include "support/checks.h"
 
+#include "support/bullet_precision.h"
+
 namespace handoff {
 namespace {
 
@@ -55,7 +57,9 @@ TEST(RunnerProp, TheSwordStaysAtTheGripThroughTheHitAndDropsAtDeathWithTheHandsV
   ASSERT_TRUE(r.hitReactions.empty());  // the `powered` event's mode, not the self-returning hit reaction
   EXPECT_GE(p.simulatedHeldFrames, 40);
   EXPECT_LE(p.maxGripDistance, 0.01);
-  EXPECT_LE(p.maxAnimatedGripDistance, 1e-9);  // kinematic on the hand's own target
+  // Kinematic on the hand's own target: exact in double-precision Bullet; in single precision the
+  // prop's and the hand's poses, a few metres (< 5 m) from the origin, are each a float rounding.
+  EXPECT_LE(p.maxAnimatedGripDistance, test::bulletTolerance(1e-9, 5.0, 2.0));
   // Dropped at the death commit, moving (the hand reels back from the hit): the sword's velocity
   // at the grip point and its angular velocity are the hand's.
   ASSERT_TRUE(p.released);
