@@ -139,12 +139,12 @@ struct Scene {
     const int chest = asset->bodyForSlot(Slot::Chest);
     const Vec3 at = world->transform(ch->ragdoll().body(chest)).translation;
     hits += ch->applyImpulse(chest, Vec3{15.0, 0.0, 0.0}, at) ? 1 : 0;
-    // The hit reaction of a running character may not end on its own (issue 31: the return
-    // thresholds were measured standing; under single-precision Bullet this one stays powered):
-    // the game then ends it, which takes the same return path.
-    if (!stepUntil([&] { return animated(); }, 2.0)) (void)ch->goAnimated(0.25);
-    if (!stepUntil([&] { return animated(); }, 10.0)) {
-      ADD_FAILURE() << "no powered return";
+    // A knock-out's get-up under single-precision Bullet settles later than under double (the
+    // ragdoll's rest takes longer to reach the settle rule's speeds): room for it, the figure this
+    // test asserts being the allocations, not the time.
+    if (!stepUntil([&] { return animated(); }, 60.0)) {
+      ADD_FAILURE() << "no return to animation: state " << characterStateName(ch->state())
+                    << ", preStep refused " << preStepRefused;
       return false;
     }
     // Limb lag for a second (a lag that knocks the character out gets up on its own). No
