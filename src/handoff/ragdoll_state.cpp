@@ -2,7 +2,6 @@
 // the per-body state the controller switches.
 #include "handoff/handoff.h"
 
-
 #include <algorithm>
 #include <cassert>
 #include <cmath>

@@ -470,11 +470,11 @@ class BulletWorld final : public PhysicsWorld {
   std::vector<std::uint32_t> breakableJoints_;  // slots with a finite break force or torque
 
   StepStats stats_;
-  int droppedEvents_ = 0;       // contact events not delivered in the current step
+  int droppedEvents_ = 0;  // contact events not delivered in the current step
   // dt / substeps of the running step(), in double: what the tick callbacks hand on, not Bullet's
   // timeStep (a btScalar, float in a single-precision build).
   double substepLength_ = 0.0;
-  bool externalTick_ = false;   // a joined world's tick the game's own stepSimulation runs
+  bool externalTick_ = false;  // a joined world's tick the game's own stepSimulation runs
   bool stepping_ = false;
   int substepIndex_ = 0;
   int substepCount_ = 0;

@@ -2,8 +2,8 @@
 // VRM humanoid (gltf_check.h). Buffers: gltf_buffers.cpp; indices and bounds: gltf_structure.cpp.
 #include "rig/gltf_check.h"
 #include "handoff/rig.h"
-#include "rig/gltf_internal.h"
 #include "rig/gltf_animations.h"
+#include "rig/gltf_internal.h"
 
 #include <meshoptimizer.h>
 #include <glm/gtc/matrix_transform.hpp>

@@ -112,8 +112,9 @@ TEST(Knockback, RefusedForANonFiniteImpulseAndOtherwiseTheSameVelocityChangeForE
   // a few roundings (4) of the largest body speed (spin) of either world.
   EXPECT_LT(worst, test::bulletTolerance(1e-9, speedScale, 4));
   EXPECT_LT(worstSpin, test::bulletTolerance(1e-9, spinScale, 4));
-  const bool event = std::any_of(b.events().begin(), b.events().end(),
-                                 [](const CharacterEvent& e) { return e.kind == CharacterEventKind::Knockback; });
+  const bool event = std::any_of(b.events().begin(), b.events().end(), [](const CharacterEvent& e) {
+    return e.kind == CharacterEventKind::Knockback;
+  });
   EXPECT_TRUE(event);
 }
 
