@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -187,7 +188,11 @@ struct Outcome {
   ScenarioResult result;
   const char* verdict() const {
     if (!ok) return "error";
-    if (removed == static_cast<int>(after.size())) return "removes";
+    // A change that clears the failing rows but fails a row that passed swaps one problem for
+    // another: not a cure.
+    if (removed == static_cast<int>(after.size())) {
+      return newFailures.empty() ? "removes" : "trades";
+    }
     if (effect >= kEffectThreshold) return "reduces";
     if (effect <= -kEffectThreshold) return "worsens";
     return "no effect";
@@ -392,10 +397,14 @@ int diagnose(const std::string& file, bool json) {
       std::fprintf(stderr, " %-9s (%.1f s)\n", o.verdict(), seconds());
       outcomes.push_back(std::move(o));
     }
-    // Largest effect first (a change that removes every problem has effect 1); at equal effect
-    // the one that makes more checks pass; errors last; ties in the order tried.
+    // Cures (every failing row passes, no new failure) first, then largest effect first (a
+    // change that removes every problem has effect of at least 1); at equal effect the one that
+    // makes more checks pass; errors last; ties in the order tried.
     std::stable_sort(outcomes.begin(), outcomes.end(), [](const Outcome& a, const Outcome& b) {
       if (a.ok != b.ok) return a.ok;
+      const bool aCures = std::strcmp(a.verdict(), "removes") == 0;
+      const bool bCures = std::strcmp(b.verdict(), "removes") == 0;
+      if (aCures != bCures) return aCures;
       if (a.effect != b.effect) return a.effect > b.effect;
       return a.removed > b.removed;
     });
