@@ -460,6 +460,22 @@ void readVrmHumanoid(const Json& doc, GltfInfo& info) {
   }
 }
 
+/// GltfInfo::nodeMeshNames of a checked document (its node and mesh indices are valid).
+void readNodeMeshNames(const Json& doc, GltfInfo& info) {
+  const Json* nodes = find(doc, "nodes");
+  const Json* meshes = find(doc, "meshes");
+  if (nodes == nullptr) return;
+  for (const Json& node : *nodes) {
+    std::string name;
+    if (const Json* mesh = find(node, "mesh"); mesh != nullptr && meshes != nullptr) {
+      const Json& m = (*meshes)[mesh->get<size_t>()];
+      if (const Json* text = find(m, "name"); text != nullptr && text->is_string())
+        name = text->get<std::string>();
+    }
+    info.nodeMeshNames.push_back(std::move(name));
+  }
+}
+
 /// Buffers, views and the structure of a document, checked.
 struct Checked {
   Buffers buffers;
@@ -547,6 +563,7 @@ Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string
     return Error{source + ": malformed glTF (" + std::string(e.what()) + ")"};
   }
   readVrmHumanoid(doc, info);
+  readNodeMeshNames(doc, info);
   return info;
 }
 

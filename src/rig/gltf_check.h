@@ -22,6 +22,10 @@ namespace handoff::detail {
 struct GltfInfo {
   std::vector<HumanoidBone> humanoidBones;  ///< VRM humanBones, joints by node name.
   std::vector<std::string> warnings;
+  /// Per glTF node (file order): the name of its mesh, empty for a node without a mesh or a mesh
+  /// without a name. Assimp names a node without a name "nodes[<index>]" and its scene as read
+  /// through the import worker carries no mesh names: a level names such a node by its mesh.
+  std::vector<std::string> nodeMeshNames;
   /// A self-contained GLB for Assimp instead of the file (one buffer; meshopt buffer views decoded;
   /// quantized vertex attributes and animation keys as floats; the two extensions removed; inverse
   /// bind matrices written out for skins without, from the joints' node pose; accessors without a
