@@ -225,3 +225,72 @@ TEST(Level, SphereComesToRestOnTheLoadedStairs) {
 
 }  // namespace
 }  // namespace handoff
+
+namespace handoff {
+namespace {
+
+// KHR_draco_mesh_compression (required by the file), decoded with Draco before Assimp: the
+// ecctrl character-controller test map (tests/data/level/ecctrl_testmap.LICENSE.txt), 26 meshes.
+// Expected counts are the file's index accessors' (count / 3); its ramps are named by their slope.
+TEST(Level, DracoCompressedTestMap) {
+  Result<Level> level = loadLevel(kDir + "ecctrl_testmap.glb");
+  ASSERT_TRUE(level.ok()) << level.error();
+  const std::vector<std::pair<std::string, size_t>> expected{{"R100Disk", 252},
+                                                             {"RampJump", 50},
+                                                             {"Box10X10", 12},
+                                                             {"CircleSlope", 158},
+                                                             {"CircleStair", 734},
+                                                             {"Box0.5X8", 12},
+                                                             {"HalfCylinder0.3X8", 48},
+                                                             {"Ramp20", 10},
+                                                             {"Ramp45", 10},
+                                                             {"Ramp30", 10},
+                                                             {"Ramp10", 10},
+                                                             {"R10Ball", 4992},
+                                                             {"Cylinder5X40", 124},
+                                                             {"Box24X24", 12},
+                                                             {"RampU", 182},
+                                                             {"Track", 1322},
+                                                             {"BaseFloor", 260},
+                                                             {"Trip0.5X4", 12},
+                                                             {"Pillar10X100", 1664},
+                                                             {"R80Disk", 252},
+                                                             {"Box1X1", 12},
+                                                             {"Box4X6", 12},
+                                                             {"R1Ball", 528},
+                                                             {"PillarJumps", 88},
+                                                             {"Seesaw", 104},
+                                                             {"Logo", 1220}};
+  ASSERT_EQ(level->meshes.size(), expected.size());
+  for (size_t m = 0; m < expected.size(); ++m) {
+    EXPECT_EQ(level->meshes[m].name, expected[m].first);
+    EXPECT_EQ(level->meshes[m].indices.size() / 3, expected[m].second) << expected[m].first;
+  }
+  EXPECT_EQ(level->triangleCount(), 12090u);
+  EXPECT_EQ(level->droppedDegenerate, 0u);
+  EXPECT_TRUE(std::any_of(level->warnings.begin(), level->warnings.end(), [](const std::string& w) {
+    return contains(w, "decoded 26 Draco-compressed primitives");
+  }));
+  // Each RampN has faces at N degrees from horizontal (Draco quantizes positions: 0.5 degree).
+  for (const int slope : {10, 20, 30, 45}) {
+    const LevelMesh* ramp = findMesh(*level, "Ramp" + std::to_string(slope));
+    ASSERT_NE(ramp, nullptr);
+    double closest = 90.0;
+    for (size_t t = 0; t < ramp->indices.size(); t += 3) {
+      const Vec3 a = ramp->vertices[ramp->indices[t]], b = ramp->vertices[ramp->indices[t + 1]],
+                 c = ramp->vertices[ramp->indices[t + 2]];
+      const Vec3 n = glm::normalize(glm::cross(b - a, c - a));
+      const double degrees = std::acos(std::min(1.0, std::abs(n.y))) * 180.0 / M_PI;
+      if (std::abs(degrees - slope) < std::abs(closest - slope)) closest = degrees;
+    }
+    std::printf("Ramp%d: the face closest to its slope is at %.3f degrees\n", slope, closest);
+    EXPECT_NEAR(closest, slope, 0.5) << "Ramp" << slope;
+  }
+  // Y up, metres: the base floor is 200 m across and the tallest pillar's disk at about 101 m.
+  EXPECT_NEAR(level->boundsMin.x, -100.0, 0.01);
+  EXPECT_NEAR(level->boundsMax.x, 100.0, 0.01);
+  EXPECT_NEAR(level->boundsMax.y, 102.0, 0.01);
+}
+
+}  // namespace
+}  // namespace handoff
