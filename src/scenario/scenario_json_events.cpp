@@ -74,6 +74,7 @@ ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& p
       if (const json* bodies = Reader::find(value, "bodies")) {
         const std::string where = childPath(path, "bodies");
         r.expectObject(*bodies, where);
+        r.checkCount(*bodies, where, kScenarioMaxNames, "kScenarioMaxNames");
         for (auto it = bodies->begin(); it != bodies->end(); ++it) {
           if (it.key().empty()) r.fail(where, "empty body name");
           partial.bodies[it.key()] = r.toNumber(it.value(), childPath(where, it.key()), kUnit);

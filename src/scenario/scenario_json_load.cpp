@@ -6,9 +6,10 @@
 // read field by field with the allowed keys of each object checked up front.
 #include "scenario/scenario_json_read.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <system_error>
 
 namespace handoff::scenario_json {
 
@@ -195,6 +196,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   if (const json* v = Reader::find(root, "lookAt")) s.lookAt = readLookAt(r, *v, "lookAt");
   if (const json* props = Reader::find(root, "props")) {
     r.expectArray(*props, "props");
+    r.checkCount(*props, "props", kScenarioMaxProps, "kScenarioMaxProps");
     for (std::size_t i = 0; i < props->size(); ++i) {
       const std::string at = indexPath("props", i);
       ScenarioProp prop = readProp(r, (*props)[i], at);
@@ -211,6 +213,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   std::optional<std::size_t> endEvent;
   if (const json* events = Reader::find(root, "events")) {
     r.expectArray(*events, "events");
+    r.checkCount(*events, "events", kScenarioMaxEvents, "kScenarioMaxEvents");
     for (std::size_t i = 0; i < events->size(); ++i) {
       const std::string path = indexPath("events", i);
       ScenarioEvent event = readEvent(r, (*events)[i], path);
@@ -252,6 +255,14 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   } else {
     r.fail("endTime", "missing (required unless the events finish with an 'end' event)");
   }
+  // What the run will play (the session's own count) and record.
+  const double frames = std::round(s.endTime / s.settings.dt);
+  if (frames > static_cast<double>(kScenarioMaxFrames)) {
+    r.fail("endTime", scenario_detail::formatNumber(s.endTime) + " s at settings.dt " +
+                          scenario_detail::formatNumber(s.settings.dt) + " s is " +
+                          scenario_detail::formatNumber(frames) + " frames; at most " +
+                          std::to_string(kScenarioMaxFrames) + " (kScenarioMaxFrames)");
+  }
   if (!s.events.empty() && s.events.back().time > s.endTime) {
     r.fail("endTime", scenario_detail::formatNumber(s.endTime) + " s is before the last event (" +
                           indexPath("events", s.events.size() - 1) +
@@ -260,6 +271,7 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
 
   if (const json* expectations = Reader::find(root, "expectations")) {
     r.expectObject(*expectations, "expectations");
+    r.checkCount(*expectations, "expectations", kScenarioMaxNames, "kScenarioMaxNames");
     for (auto it = expectations->begin(); it != expectations->end(); ++it) {
       if (it.key().empty()) r.fail("expectations", "empty name");
       s.expectations[it.key()] = r.toNumber(it.value(), childPath("expectations", it.key()), kAny);
@@ -268,8 +280,14 @@ Scenario readScenario(const Reader& r, const json& root, const std::string& sour
   return s;
 }
 
+std::string tooLarge(const std::string& sourceName, std::uintmax_t bytes) {
+  return sourceName + ": " + std::to_string(bytes) + " bytes; a scenario may be at most " +
+         std::to_string(kScenarioMaxBytes) + " bytes (kScenarioMaxBytes)";
+}
+
 Result<Scenario> loadScenarioJsonUnchecked(const std::string& text, const std::string& sourceName) {
   try {
+    if (text.size() > kScenarioMaxBytes) return Error{tooLarge(sourceName, text.size())};
     if (std::all_of(text.begin(), text.end(),
                     [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; })) {
       return Error{sourceName + ": empty file (expected a JSON object)"};
@@ -311,12 +329,19 @@ Result<Scenario> loadScenarioJson(const std::string& text, const std::string& so
 }
 
 Result<Scenario> loadScenarioFile(const std::string& path) {
+  // Refused by its size before reading; a file that is not regular (a FIFO, a device) is read
+  // only up to the bound.
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kScenarioMaxBytes) return Error{scenario_json::tooLarge(path, size)};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path + ": cannot open the scenario file"};
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text(kScenarioMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return Error{path + ": cannot read the scenario file"};
-  return loadScenarioJson(text.str(), path);
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kScenarioMaxBytes) return Error{scenario_json::tooLarge(path, text.size())};
+  return loadScenarioJson(text, path);
 }
 
 }  // namespace handoff

@@ -81,9 +81,21 @@ class Reader {
     if (!value.is_array()) fail(path, std::string("expected an array, got ") + describe(value));
   }
 
-  /// An array of distinct, non-empty names (`what`: "a bone name", "a slot name").
+  /// Refuses more than `bound` entries of an array or object (`bound` is named by `boundName`, a
+  /// constant of handoff/scenario.h), before anything is built from them.
+  void checkCount(const json& value, const std::string& path, std::size_t bound,
+                  const char* boundName) const {
+    if (value.size() > bound) {
+      fail(path, std::to_string(value.size()) + " entries; at most " + std::to_string(bound) + " (" +
+                     boundName + ")");
+    }
+  }
+
+  /// An array of distinct, non-empty names (`what`: "a bone name", "a slot name"), at most
+  /// kScenarioMaxNames.
   std::vector<std::string> nameList(const json& value, const std::string& path, const char* what) const {
     expectArray(value, path);
+    checkCount(value, path, kScenarioMaxNames, "kScenarioMaxNames");
     std::vector<std::string> names;
     for (std::size_t i = 0; i < value.size(); ++i) {
       const json& item = value[i];

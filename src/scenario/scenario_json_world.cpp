@@ -21,6 +21,16 @@ ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& p
   r.expectObject(value, path);
   r.checkKeys(value, path, {"gravity", "ground", "boxes", "walls", "steps"});
   ScenarioWorld world;
+  // Static boxes so far: boxes, walls and steps together are at most kScenarioMaxStaticBoxes.
+  std::size_t staticBoxes = 0;
+  const auto addBoxes = [&](std::size_t count, const std::string& at) {
+    staticBoxes += count;
+    if (staticBoxes > kScenarioMaxStaticBoxes) {
+      r.fail(at, "the world's static boxes (boxes, walls and steps together) would number " +
+                     std::to_string(staticBoxes) + "; at most " + std::to_string(kScenarioMaxStaticBoxes) +
+                     " (kScenarioMaxStaticBoxes)");
+    }
+  };
   world.gravity = r.vec3(value, path, "gravity", world.gravity, Range{-1000.0, 1000.0, false, false});
   if (const json* ground = Reader::find(value, "ground")) {
     const std::string where = childPath(path, "ground");
@@ -33,16 +43,19 @@ ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& p
   if (const json* boxes = Reader::find(value, "boxes")) {
     const std::string where = childPath(path, "boxes");
     r.expectArray(*boxes, where);
+    r.checkCount(*boxes, where, kScenarioMaxStaticBoxes, "kScenarioMaxStaticBoxes");
     for (std::size_t i = 0; i < boxes->size(); ++i) {
       const std::string at = indexPath(where, i);
       r.expectObject((*boxes)[i], at);
       r.checkKeys((*boxes)[i], at, kBoxKeys);
+      addBoxes(1, at);
       world.boxes.push_back(readBoxFields(r, (*boxes)[i], at));
     }
   }
   if (const json* walls = Reader::find(value, "walls")) {
     const std::string where = childPath(path, "walls");
     r.expectArray(*walls, where);
+    r.checkCount(*walls, where, kScenarioMaxStaticBoxes, "kScenarioMaxStaticBoxes");
     for (std::size_t i = 0; i < walls->size(); ++i) {
       const std::string at = indexPath(where, i);
       const json& w = (*walls)[i];
@@ -65,12 +78,14 @@ ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& p
       wall.height = r.number(w, at, "height", 2.5, Range{0.0, kScenarioWorldExtent, true, false});
       wall.thickness = r.number(w, at, "thickness", 0.2, Range{0.0, kScenarioWorldExtent, true, false});
       wall.friction = r.number(w, at, "friction", 0.8, kFriction);
+      addBoxes(1, at);
       world.walls.push_back(wall);
     }
   }
   if (const json* steps = Reader::find(value, "steps")) {
     const std::string where = childPath(path, "steps");
     r.expectArray(*steps, where);
+    r.checkCount(*steps, where, kScenarioMaxStaticBoxes, "kScenarioMaxStaticBoxes");
     for (std::size_t i = 0; i < steps->size(); ++i) {
       const std::string at = indexPath(where, i);
       const json& s = (*steps)[i];
@@ -87,6 +102,7 @@ ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& p
         r.fail(childPath(at, "direction"), "must be horizontal (y = 0) and non-zero");
       }
       flight.friction = r.number(s, at, "friction", flight.friction, kFriction);
+      addBoxes(static_cast<std::size_t>(flight.count), childPath(at, "count"));
       world.steps.push_back(flight);
     }
   }
