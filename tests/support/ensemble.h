@@ -28,7 +28,12 @@ namespace handoff::test {
 /// (which checks memory, not statistics: the sanitizer build asserts the per-member invariants
 /// only). HANDOFF_ENSEMBLE_MEMBERS overrides both (a quick local look at a few members, or a
 /// larger ensemble when a figure is in doubt); the statistics are then still asserted.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang
+#define HANDOFF_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(HANDOFF_TEST_ASAN)  // gcc, clang
 inline constexpr bool kSanitizerBuild = true;
 #else
 inline constexpr bool kSanitizerBuild = false;
