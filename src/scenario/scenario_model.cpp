@@ -367,6 +367,11 @@ Status validateScenarioFiles(const Scenario& scenario, std::span<const std::stri
     }
   }
 
+  if (scenario.world.level) {
+    Result<std::string> levelPath = resolve(scenario, scenario.world.level->file, searchDirs);
+    if (!levelPath) problems.add("world.level.file", levelPath.error());
+  }
+
   validateAgainst(scenario, *character, problems);
 
   // Clips in separate files: the played ones must carry the character's skeleton; get-up clips
