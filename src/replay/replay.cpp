@@ -461,7 +461,7 @@ json extrasJson(const Replay& replay, const std::vector<std::string>& bodyNodes,
                                {"name", replay.staticMeshes[i].name},
                                {"triangles", replay.staticMeshes[i].indices.size() / 3}});
   }
-  out["levelMeshes"] = std::move(levelMeshes);
+  if (!levelMeshes.empty()) out["levelMeshes"] = std::move(levelMeshes);
 
   json times = json::array(), states = json::array(), authority = json::array(), capsule = json::array(),
        contacts = json::array();
