@@ -15,7 +15,9 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "support/checks.h"
@@ -119,6 +121,23 @@ TEST(StairsMesh, LevelIsTheGeneratedStaircase) {
   EXPECT_EQ(s.world.level->file, "../data/levels/stairs.gltf");
   const std::string data = HANDOFF_DATA_DIR;
   ASSERT_TRUE(validateScenarioFiles(s, std::span<const std::string>(&data, 1)));
+}
+
+TEST(StairsMesh, AMissingOrBrokenLevelIsAnErrorNamingTheFieldAndTheFile) {
+  Scenario missing = shipped();
+  missing.world.level->file = "no_such_level.glb";
+  ScenarioResult r = test::runScenarioAlone(missing);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("world.level.file: "), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("'no_such_level.glb' not found"), std::string::npos) << r.error;
+
+  // A file that is not a level: the scenario itself, read as glTF.
+  Scenario broken = shipped();
+  broken.world.level->file = "stairs_mesh.json";
+  r = test::runScenarioAlone(broken);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("world.level.file: "), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("stairs_mesh.json"), std::string::npos) << r.error;
 }
 
 TEST(StairsMesh, ShippedScenarioFallsDownTheMeshStairs) {
