@@ -235,7 +235,7 @@ export function buildCharacter(gltf, extras) {
   root.add(contacts);
 
   gltf.scene.traverse((o) => {
-    if (o.isMesh && /^static:/.test(gltfName(o))) styleStaticBox(o);
+    if (o.isMesh && /^(static|level):/.test(gltfName(o))) styleStaticBox(o);
   });
 
   // A 1 m grid over the ground quad (pushed back in depth so the lines do not flicker).

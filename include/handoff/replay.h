@@ -77,6 +77,14 @@ struct ReplayStaticBox {
   Vec3 halfExtents{0.0};  ///< [m]
 };
 
+/// A static triangle mesh for display (level geometry: a scenario's world.level).
+struct ReplayStaticMesh {
+  std::string name;
+  Transform worldFromMesh;
+  std::vector<Vec3> vertices;          ///< [m] mesh space, finite
+  std::vector<std::uint32_t> indices;  ///< 3 per triangle, each < vertices.size()
+};
+
 struct Replay {
   std::string name;
   double frameRate = 60.0;  ///< [Hz] [> 0] [default 60]
@@ -86,6 +94,7 @@ struct Replay {
   CapsuleDef capsule;
   double groundHeight = 0.0;  ///< [m]
   std::vector<ReplayStaticBox> boxes;
+  std::vector<ReplayStaticMesh> staticMeshes;  ///< [default none]
   std::vector<ReplayFrame> frames;
   std::vector<ReplayEvent> events;
   std::optional<SkinnedMesh> mesh;  ///< The character's skin, when it has one.
@@ -104,10 +113,10 @@ std::optional<SkinnedMesh> mergeSkinnedMeshes(const std::vector<SkinnedMesh>& me
 /// translation and one rotation channel per joint, keyed at every frame time; the root joints'
 /// channels hold worldFromRoot * local), each body shape as a mesh on its own animated node
 /// "body:<name>", the capsule ("capsule", scale 0 while disabled), the skin when present, a
-/// ground quad and the static boxes, and everything the viewer needs (state, authority, joints,
-/// events, figures, contacts) in the scene's `extras.handoff`. docs/VIEWER.md describes the
-/// layout. Opens in Blender and three.js. Errors name the frame, body or joint that is
-/// inconsistent (pose sizes, non-finite values, frame times that do not increase) or the file.
+/// ground quad, the static boxes and the static meshes ("level:<i>", flat shaded), and everything the viewer
+/// needs (state, authority, joints, events, figures, contacts) in the scene's `extras.handoff`.
+/// docs/VIEWER.md describes the layout. Opens in Blender and three.js. Errors name the frame, body or joint
+/// that is inconsistent (pose sizes, non-finite values, frame times that do not increase) or the file.
 Status writeReplayGlb(const Replay& replay, const std::string& path);
 
 }  // namespace handoff

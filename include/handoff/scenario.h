@@ -163,12 +163,29 @@ struct ScenarioGround {
   bool operator==(const ScenarioGround&) const = default;
 };
 
+/// Level geometry from a glTF / GLB file (handoff/level.h: loadLevel, addLevel): its triangle
+/// meshes as static triangle-mesh bodies, placed by worldFromLevel (rotation, then translation),
+/// beside the ground plane, or instead of it with "ground": {"enabled": false}.
+struct ScenarioLevel {
+  /// The .gltf or .glb file: relative to the scenario file's folder, then to each data directory
+  /// (resolveScenarioFile). Required.
+  std::string file;
+  Vec3 position{0.0};  ///< worldFromLevel's translation. [m] [default 0]
+  Quat rotation{1.0, 0.0, 0.0,
+                0.0};      ///< worldFromLevel's rotation, JSON [w, x, y, z], unit. [default identity]
+  double friction = 0.8;   ///< [0, 10] [default 0.8, as the ground]
+  double unitScale = 1.0;  ///< Metres per file unit (LevelOptions::unitScale). (0, 1000] [default 1]
+  Transform worldFromLevel() const { return {rotation, position}; }
+  bool operator==(const ScenarioLevel&) const = default;
+};
+
 struct ScenarioWorld {
   Vec3 gravity{0.0, -9.81, 0.0};  ///< [m/s^2] [default (0, -9.81, 0)]
   ScenarioGround ground;
   std::vector<ScenarioBox> boxes;
   std::vector<ScenarioWall> walls;
   std::vector<ScenarioSteps> steps;
+  std::optional<ScenarioLevel> level;  ///< [default none]
   bool operator==(const ScenarioWorld&) const = default;
 };
 

@@ -4,8 +4,8 @@
 // Layout of the written file: nodes 0..J-1 are the skeleton joints (node name = joint name,
 // hierarchy = skeleton, so skin joint i is node i); then the skinned mesh node "skin:<name>"
 // when the replay has a mesh, one node "body:<name>" per body, "capsule", "ground" and
-// "static:<i>" per static box. One animation "replay" samples every frame time: translation
-// and rotation per joint (the root joints' channels hold worldFromRoot * local), per body
+// "static:<i>" per static box, "level:<i>" per static mesh. One animation "replay" samples every frame time:
+// translation and rotation per joint (the root joints' channels hold worldFromRoot * local), per body
 // (worldFromBody) and for the capsule, plus the capsule's scale (1 enabled, 0 disabled, STEP).
 // scene.extras.handoff carries the per-frame state the animation cannot (docs/VIEWER.md).
 #include "handoff/replay.h"
@@ -159,7 +159,6 @@ MeshData shapeMesh(const ShapeDesc& shape) {
   return mesh;
 }
 
-
 json vec3Json(const Vec3& v) { return json::array({v.x, v.y, v.z}); }
 /// Quaternion in glTF order [x, y, z, w].
 json quatJson(const Quat& q) { return json::array({q.x, q.y, q.z, q.w}); }
@@ -292,6 +291,19 @@ struct NodeTrack {
 };
 
 Status checkReplay(const Replay& replay) {
+  for (const ReplayStaticMesh& mesh : replay.staticMeshes) {
+    const std::string where = "replay '" + replay.name + "': static mesh '" + mesh.name + "'";
+    if (mesh.indices.size() % 3 != 0) return Error{where + ": index count not a multiple of 3"};
+    for (std::size_t k = 0; k < mesh.indices.size(); ++k) {
+      if (mesh.indices[k] >= mesh.vertices.size())
+        return Error{where + ": index " + std::to_string(k) + " past its " +
+                     std::to_string(mesh.vertices.size()) + " vertices"};
+    }
+    for (const Vec3& v : mesh.vertices) {
+      if (!isFinite(v)) return Error{where + ": a vertex is not finite"};
+    }
+    if (!isFinite(mesh.worldFromMesh)) return Error{where + ": worldFromMesh is not finite"};
+  }
   const Skeleton& skeleton = replay.skeleton;
   if (skeleton.jointCount() == 0) return Error{"replay '" + replay.name + "': the skeleton has no joints"};
   if (Status s = skeleton.validate(); !s) return Error{"replay '" + replay.name + "': " + s.error()};
@@ -443,6 +455,13 @@ json extrasJson(const Replay& replay, const std::vector<std::string>& bodyNodes,
                          {"halfExtents", vec3Json(replay.boxes[i].halfExtents)}});
   }
   out["boxes"] = std::move(boxes);
+  json levelMeshes = json::array();
+  for (std::size_t i = 0; i < replay.staticMeshes.size(); ++i) {
+    levelMeshes.push_back(json{{"node", "level:" + std::to_string(i)},
+                               {"name", replay.staticMeshes[i].name},
+                               {"triangles", replay.staticMeshes[i].indices.size() / 3}});
+  }
+  if (!levelMeshes.empty()) out["levelMeshes"] = std::move(levelMeshes);
 
   json times = json::array(), states = json::array(), authority = json::array(), capsule = json::array(),
        contacts = json::array();
@@ -690,6 +709,27 @@ Status writeImpl(const Replay& replay, const std::string& path) {
     node.mesh = builder.addMesh(node.name, data, staticMaterial());
     node.translation = vec3Vector(box.worldFromBox.translation);
     node.rotation = quatVector(normalizeOrIdentity(box.worldFromBox.rotation));
+    sceneNodes.push_back(builder.addNode(node));
+  }
+
+  for (std::size_t i = 0; i < replay.staticMeshes.size(); ++i) {
+    const ReplayStaticMesh& mesh = replay.staticMeshes[i];
+    // Flat shading: three vertices of its own per triangle, with the face normal.
+    MeshData data;
+    for (std::size_t k = 0; k + 2 < mesh.indices.size(); k += 3) {
+      const std::array<std::uint32_t, 3> corner{mesh.indices[k], mesh.indices[k + 1], mesh.indices[k + 2]};
+      const Vec3 &a = mesh.vertices[corner[0]], &b = mesh.vertices[corner[1]], &c = mesh.vertices[corner[2]];
+      const Vec3 cross = glm::cross(b - a, c - a);
+      const double length = glm::length(cross);
+      const Vec3 n = length > 0.0 ? cross / length : Vec3{0.0, 1.0, 0.0};
+      for (const Vec3* p : {&a, &b, &c}) data.indices.push_back(data.addVertex(*p, n));
+    }
+    if (data.indices.empty()) continue;
+    tinygltf::Node node;
+    node.name = "level:" + std::to_string(i);
+    node.mesh = builder.addMesh(node.name, data, staticMaterial());
+    node.translation = vec3Vector(mesh.worldFromMesh.translation);
+    node.rotation = quatVector(normalizeOrIdentity(mesh.worldFromMesh.rotation));
     sceneNodes.push_back(builder.addNode(node));
   }
 

@@ -178,6 +178,23 @@ Result<Loaded> load(Cache& cache, const RunOptions& options, const Scenario& s) 
   l.character = *character;
   if (Status v = validateScenarioAgainst(s, *l.character); !v) return Error{v.error()};
 
+  if (const std::optional<ScenarioLevel>& level = s.world.level) {
+    Result<std::string> path = resolveScenarioFile(s, level->file, dirs);
+    if (!path) return Error{"world.level.file: " + path.error()};
+    auto it = cache.levels.find({*path, level->unitScale});
+    if (it == cache.levels.end()) {
+      LevelOptions options;
+      options.unitScale = level->unitScale;
+      Result<Level> read = loadLevel(*path, options);
+      if (!read) return Error{"world.level.file: " + read.error()};
+      it = cache.levels
+               .emplace(std::pair{*path, level->unitScale},
+                        std::make_shared<const Level>(std::move(read).value()))
+               .first;
+    }
+    l.level = it->second;
+  }
+
   // The ragdoll: an asset file, or built from the skeleton (cached per build options).
   if (!s.ragdoll.asset.empty()) {
     Result<std::string> path = resolveScenarioFile(s, s.ragdoll.asset, dirs);

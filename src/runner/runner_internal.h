@@ -1,6 +1,7 @@
 // Pieces shared by the runner's source files (not part of the public API).
 #pragma once
 
+#include "handoff/level.h"
 #include "handoff/runner.h"
 
 #include <map>
@@ -16,6 +17,8 @@ namespace handoff::runner_detail {
 struct Cache {
   std::map<std::string, std::shared_ptr<const ImportedAsset>> files;
   std::map<std::string, std::shared_ptr<const RagdollAsset>> assets;
+  std::map<std::pair<std::string, double>, std::shared_ptr<const Level>>
+      levels;  ///< Per path and unit scale.
   Result<std::shared_ptr<const ImportedAsset>> import(const std::string& path, double unitScale);
 };
 
@@ -27,6 +30,7 @@ struct Loaded {
   Clip clip;                                          ///< The clip playing from t = 0.
   std::vector<std::pair<double, Clip>> clipSwitches;  ///< Per `clip` event (same order).
   std::optional<GetUpClip> supine, prone;
+  std::shared_ptr<const Level> level;  ///< world.level, read; null without one.
 };
 
 /// Loads what `scenario` names through the cache (docs/SCENARIOS.md, "How a scenario is played").

@@ -87,7 +87,7 @@ struct ScenarioSession::Impl {
   ScenarioResult result;
 
   Status create();
-  void createWorld();
+  Status createWorld();
   void makeSettings();
   void startReplay();
   void sampleAt(double sceneTime, std::span<Transform> out) const;
@@ -131,7 +131,7 @@ struct ScenarioSession::Impl {
 // ---------------------------------------------------------------------------------------------
 // Setup
 
-void ScenarioSession::Impl::createWorld() {
+Status ScenarioSession::Impl::createWorld() {
   WorldSettings ws;
   ws.gravity = s.world.gravity;
   ws.solverIterations = s.settings.solverIterations;
@@ -143,6 +143,14 @@ void ScenarioSession::Impl::createWorld() {
     world->addStaticBox(b.worldFromBox(), b.halfExtents, b.friction);
     boxes.push_back({b.worldFromBox(), b.halfExtents});
   }
+  if (l->level) {
+    LevelPlacement placement;
+    placement.worldFromLevel = s.world.level->worldFromLevel();
+    placement.friction = s.world.level->friction;
+    Result<std::vector<BodyId>> added = addLevel(*world, *l->level, placement);
+    if (!added) return Error{"world.level.file: " + added.error()};
+  }
+  return {};
 }
 
 void ScenarioSession::Impl::makeSettings() {
@@ -169,6 +177,13 @@ void ScenarioSession::Impl::startReplay() {
   describeRagdoll(*l->asset, *replay);
   replay->mesh = mergeSkinnedMeshes(l->character->meshes);
   replay->groundHeight = s.world.ground.height;
+  replay->staticMeshes.clear();
+  if (l->level) {
+    for (const LevelMesh& mesh : l->level->meshes) {
+      replay->staticMeshes.push_back(
+          {mesh.name, s.world.level->worldFromLevel(), mesh.vertices, mesh.indices});
+    }
+  }
   replay->frames.clear();
   replay->events.clear();
 }
@@ -180,7 +195,7 @@ Status ScenarioSession::Impl::create() {
   const size_t bodyCount = asset.bodies.size();
   dt = s.settings.dt;
   substeps = s.settings.substeps;
-  createWorld();
+  if (Status st = createWorld(); !st) return st;
   makeSettings();
 
   clip = &l->clip;

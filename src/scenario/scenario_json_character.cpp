@@ -136,15 +136,7 @@ Transform readRigid(const Reader& r, const json& object, const std::string& path
   const std::string at = childPath(path, key);
   r.expectObject(*value, at);
   r.checkKeys(*value, at, {"rotation", "translation"}, " of a frame");
-  if (const json* q = Reader::find(*value, "rotation")) {
-    const std::string where = childPath(at, "rotation");
-    if (!q->is_array() || q->size() != 4)
-      r.fail(where, "expected a quaternion [w, x, y, z], got " + describe(*q));
-    double c[4];
-    for (std::size_t i = 0; i < 4; ++i) c[i] = r.toNumber((*q)[i], indexPath(where, i), Range{-1.0, 1.0});
-    t.rotation = Quat{c[0], c[1], c[2], c[3]};
-    if (std::abs(glm::length(t.rotation) - 1.0) > 1e-6) r.fail(where, "must be a unit quaternion");
-  }
+  if (const json* q = Reader::find(*value, "rotation")) t.rotation = r.toQuat(*q, childPath(at, "rotation"));
   t.translation = r.vec3(*value, at, "translation", Vec3{0.0}, Range{-100.0, 100.0});
   return t;
 }

@@ -208,6 +208,16 @@ class Reader {
     }
     return result;
   }
+  /// A unit quaternion [w, x, y, z] (as the asset's frames).
+  Quat toQuat(const json& value, const std::string& path) const {
+    if (!value.is_array() || value.size() != 4)
+      fail(path, "expected a quaternion [w, x, y, z], got " + describe(value));
+    double c[4];
+    for (std::size_t i = 0; i < 4; ++i) c[i] = toNumber(value[i], indexPath(path, i), Range{-1.0, 1.0});
+    const Quat q{c[0], c[1], c[2], c[3]};
+    if (std::abs(glm::length(q) - 1.0) > 1e-6) fail(path, "must be a unit quaternion");
+    return q;
+  }
   Vec3 vec3(const json& object, const std::string& path, const char* key, const Vec3& fallback,
             const Range& range = kAny) const {
     const json* value = find(object, key);
@@ -308,6 +318,7 @@ ScenarioLookAt readLookAt(const Reader& r, const json& value, const std::string&
 ScenarioProp readProp(const Reader& r, const json& value, const std::string& path);
 ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::string& path);
 ScenarioBox readBoxFields(const Reader& r, const json& object, const std::string& path);
+ScenarioLevel readLevel(const Reader& r, const json& value, const std::string& path);
 ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& path);
 ScenarioEvent readEvent(const Reader& r, const json& value, const std::string& path);
 

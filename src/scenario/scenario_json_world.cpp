@@ -17,9 +17,24 @@ ScenarioBox readBoxFields(const Reader& r, const json& object, const std::string
   return box;
 }
 
+ScenarioLevel readLevel(const Reader& r, const json& value, const std::string& path) {
+  r.expectObject(value, path);
+  r.checkKeys(value, path, {"file", "position", "rotation", "friction", "unitScale"}, " of a level");
+  ScenarioLevel level;
+  if (!Reader::find(value, "file"))
+    r.fail(childPath(path, "file"), "missing (required: a .gltf or .glb file)");
+  level.file = r.string(value, path, "file", "", false);
+  level.position = r.vec3(value, path, "position", level.position, kPosition);
+  if (const json* q = Reader::find(value, "rotation"))
+    level.rotation = r.toQuat(*q, childPath(path, "rotation"));
+  level.friction = r.number(value, path, "friction", level.friction, kFriction);
+  level.unitScale = r.number(value, path, "unitScale", level.unitScale, Range{0.0, 1000.0, true, false});
+  return level;
+}
+
 ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
-  r.checkKeys(value, path, {"gravity", "ground", "boxes", "walls", "steps"});
+  r.checkKeys(value, path, {"gravity", "ground", "boxes", "walls", "steps", "level"});
   ScenarioWorld world;
   // Static boxes so far: boxes, walls and steps together are at most kScenarioMaxStaticBoxes.
   std::size_t staticBoxes = 0;
@@ -106,6 +121,8 @@ ScenarioWorld readWorld(const Reader& r, const json& value, const std::string& p
       world.steps.push_back(flight);
     }
   }
+  if (const json* level = Reader::find(value, "level"))
+    world.level = readLevel(r, *level, childPath(path, "level"));
   return world;
 }
 

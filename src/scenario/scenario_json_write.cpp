@@ -23,6 +23,7 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 ojson vec3Json(const Vec3& v) { return ojson::array({v.x, v.y, v.z}); }
+ojson quatJson(const Quat& q) { return ojson::array({q.w, q.x, q.y, q.z}); }
 
 void writeClipFields(ojson& out, const ScenarioClip& clip) {
   if (!clip.file.empty()) out["file"] = clip.file;
@@ -126,6 +127,13 @@ std::string saveScenarioJson(const Scenario& s) {
                           {"friction", flight.friction}});
   }
   world["steps"] = steps;
+  if (const std::optional<ScenarioLevel>& level = s.world.level) {
+    world["level"] = ojson{{"file", level->file},
+                           {"position", vec3Json(level->position)},
+                           {"rotation", quatJson(level->rotation)},
+                           {"friction", level->friction},
+                           {"unitScale", level->unitScale}};
+  }
   out["world"] = world;
 
   // Settings: only what differs from the library's defaults, so a saved scenario runs what a
@@ -170,8 +178,7 @@ std::string saveScenarioJson(const Scenario& s) {
   if (s.lookAt) out["lookAt"] = ojson{{"bone", s.lookAt->bone}, {"target", vec3Json(s.lookAt->target)}};
   if (!s.props.empty()) {
     const auto rigid = [](const Transform& t) {
-      return ojson{{"rotation", ojson::array({t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z})},
-                   {"translation", vec3Json(t.translation)}};
+      return ojson{{"rotation", quatJson(t.rotation)}, {"translation", vec3Json(t.translation)}};
     };
     ojson props = ojson::array();
     for (const ScenarioProp& p : s.props) {

@@ -1,6 +1,7 @@
 // Scenario helpers: names, world geometry, file resolution and validation against the character.
 #include "handoff/scenario.h"
 
+#include "handoff/level.h"
 #include "scenario/scenario_internal.h"
 
 #include <algorithm>
@@ -364,6 +365,18 @@ Status validateScenarioFiles(const Scenario& scenario, std::span<const std::stri
       problems.add("ragdoll.asset", asset.error());
     } else if (Status joints = resolveJoints(*asset, skeleton); !joints) {
       problems.add("ragdoll.asset", joints.error());
+    }
+  }
+
+  if (scenario.world.level) {
+    Result<std::string> levelPath = resolve(scenario, scenario.world.level->file, searchDirs);
+    if (!levelPath) {
+      problems.add("world.level.file", levelPath.error());
+    } else {
+      LevelOptions levelOptions;
+      levelOptions.unitScale = scenario.world.level->unitScale;
+      if (Result<Level> level = loadLevel(*levelPath, levelOptions); !level)
+        problems.add("world.level.file", level.error());
     }
   }
 

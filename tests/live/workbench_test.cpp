@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 namespace handoff::live {
 namespace {
@@ -318,6 +321,30 @@ TEST_F(WorkbenchTest, AFileThatDoesNotImportSaysWhyAndTheSessionGoesOn) {
   EXPECT_EQ(wb_->sessionId(), session);
   EXPECT_TRUE(wb_->step());
   EXPECT_EQ(wb_->frame(), 13);
+}
+
+// A scenario with a level (issue 26): the session's world has the level's triangles, and the rig
+// the page draws carries them as "level:<i>" nodes (web/overlay.js styles them as static pieces).
+TEST_F(WorkbenchTest, AScenarioWithALevelDrawsItsTrianglesInTheRig) {
+  Result<Scenario> stairs =
+      loadScenarioFile(std::string(HANDOFF_DATA_DIR) + "/../scenarios/stairs_mesh.json");
+  ASSERT_TRUE(stairs) << stairs.error();
+  Status st = wb_->open(*stairs, "test");
+  ASSERT_TRUE(st) << st.error();
+  std::ifstream in(wb_->rigGlbPath(), std::ios::binary);
+  const std::string glb((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(glb.size(), 20u);
+  std::uint32_t length = 0;
+  std::memcpy(&length, glb.data() + 12, 4);
+  const json doc = json::parse(glb.substr(20, length));
+  bool level = false;
+  for (const json& node : doc["nodes"]) level = level || node.value("name", "") == "level:0";
+  EXPECT_TRUE(level) << "no level:0 node in the rig";
+  EXPECT_EQ(doc["scenes"][0]["extras"]["handoff"]["levelMeshes"][0]["triangles"], 72);
+  // On the landing (1.44 m up, no ground there): the pelvis stays at running height over it.
+  play(0.2);
+  EXPECT_EQ(state(), "animated");
+  EXPECT_GT(series()["pelvisHeight"].back().get<double>(), 1.44 + 0.6);
 }
 
 TEST(ApplyEdits, SetsJointValuesAndScalesInertiaWithMassAndShape) {

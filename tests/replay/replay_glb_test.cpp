@@ -568,5 +568,55 @@ TEST(ReplayGlb, SingleFrameAndNoBodies) {
   EXPECT_EQ(extras["events"].size(), 0u);
 }
 
+// A level's triangles (issue 26): each static mesh becomes a node "level:<i>" at its placement,
+// flat shaded (three vertices per triangle), listed in extras.handoff.levelMeshes; a mesh that
+// indexes past its vertices is refused naming it.
+TEST(ReplayGlb, StaticMeshesAreLevelNodes) {
+  Replay replay = runReplay();
+  replay.frames.resize(3);
+  ReplayStaticMesh ramp;
+  ramp.name = "ramp";
+  ramp.worldFromMesh = Transform{glm::angleAxis(0.5, Vec3{0, 1, 0}), Vec3{1.0, 0.0, -2.0}};
+  ramp.vertices = {Vec3{0.0, 0.0, 0.0}, Vec3{1.0, 0.0, 0.0}, Vec3{1.0, 0.5, -1.0}, Vec3{0.0, 0.5, -1.0}};
+  ramp.indices = {0, 1, 2, 0, 2, 3};
+  replay.staticMeshes.push_back(ramp);
+  const std::string path = outputPath("level.glb");
+  const Status written = writeReplayGlb(replay, path);
+  ASSERT_TRUE(written) << written.error();
+
+  GltfReplay gltf;
+  ASSERT_TRUE(loadGltf(path, gltf));
+  const int node = gltf.node("level:0");
+  ASSERT_GE(node, 0);
+  const tinygltf::Node& n = gltf.model.nodes[static_cast<size_t>(node)];
+  ASSERT_GE(n.mesh, 0);
+  const tinygltf::Primitive& primitive = gltf.model.meshes[static_cast<size_t>(n.mesh)].primitives.at(0);
+  EXPECT_EQ(gltf.model.accessors[static_cast<size_t>(primitive.indices)].count, 6u);
+  EXPECT_EQ(gltf.model.accessors[static_cast<size_t>(primitive.attributes.at("POSITION"))].count, 6u);
+  ASSERT_EQ(n.translation.size(), 3u);
+  EXPECT_DOUBLE_EQ(n.translation[2], -2.0);
+  const tinygltf::Value& extras = gltf.model.scenes[0].extras.Get("handoff");
+  const tinygltf::Value& levels = extras.Get("levelMeshes");
+  ASSERT_TRUE(levels.IsArray());
+  ASSERT_EQ(levels.ArrayLen(), 1u);
+  EXPECT_EQ(levels.Get(0).Get("name").Get<std::string>(), "ramp");
+  EXPECT_EQ(levels.Get(0).Get("node").Get<std::string>(), "level:0");
+
+  Replay bad = replay;
+  bad.staticMeshes[0].indices[4] = 7;
+  const Status refused = writeReplayGlb(bad, outputPath("bad_level.glb"));
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("static mesh 'ramp': index 4 past its 4 vertices"), std::string::npos)
+      << refused.error();
+
+  // Without static meshes nothing about levels is written (replays without one are unchanged).
+  replay.staticMeshes.clear();
+  ASSERT_TRUE(writeReplayGlb(replay, path));
+  GltfReplay plain;
+  ASSERT_TRUE(loadGltf(path, plain));
+  EXPECT_LT(plain.node("level:0"), 0);
+  EXPECT_FALSE(plain.model.scenes[0].extras.Get("handoff").Has("levelMeshes"));
+}
+
 }  // namespace
 }  // namespace handoff

@@ -34,10 +34,10 @@ TEST(ScenarioExamples, TheSuiteIsComplete) {
   std::set<std::string> names;
   for (const std::string& file : exampleFiles()) names.insert(std::filesystem::path(file).stem().string());
   for (const char* required :
-       {"run_handoff", "jump_handoff", "spin_handoff", "punch_handoff", "teleport_handoff", "death_down_steps",
-        "knockdown_getup_supine", "knockdown_getup_prone", "powered_hit_reaction", "arm_break", "walk_limb_lag",
-        "prop_hit_death", "ledge_landing", "knockback", "adjacent_overlap", "mass_ratio_10",
-        "limits_exclude_pose"}) {
+       {"run_handoff", "jump_handoff", "spin_handoff", "punch_handoff", "teleport_handoff",
+        "death_down_steps", "knockdown_getup_supine", "knockdown_getup_prone", "powered_hit_reaction",
+        "arm_break", "walk_limb_lag", "prop_hit_death", "ledge_landing", "knockback", "adjacent_overlap",
+        "mass_ratio_10", "limits_exclude_pose"}) {
     EXPECT_TRUE(names.count(required)) << "missing scenarios/" << required << ".json";
   }
 }

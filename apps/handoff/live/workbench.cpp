@@ -303,6 +303,7 @@ Status Workbench::startSession(const Scenario& requested, const Tuning& tuning, 
   rig.joints = next->replay.joints;
   rig.capsule = next->replay.capsule;
   rig.groundHeight = next->replay.groundHeight;
+  rig.staticMeshes = next->replay.staticMeshes;  // the level: static, drawn with the rig
   rig.mesh = next->replay.mesh;
   if (!next->replay.frames.empty()) rig.frames.push_back(next->replay.frames.back());
   const fs::path rigPath = options_.scratchDir / ("rig-" + std::to_string(sessionId_ + 1) + ".glb");
