@@ -56,10 +56,12 @@ struct AnimClip {
     c.keys.assign(pose.begin(), pose.end());
     return c;
   }
-  const Transform& key(int frame, int joint) const { return keys[static_cast<size_t>(frame * joints + joint)]; }
+  const Transform& key(int frame, int joint) const {
+    return keys[static_cast<size_t>(frame * joints + joint)];
+  }
 
-  /// The pose at `time` (root joint over the character's root: its horizontal position removed) and the root joint's
-  /// horizontal travel since time 0, cycles included. [s] [m]
+  /// The pose at `time` (root joint over the character's root: its horizontal position removed) and the root
+  /// joint's horizontal travel since time 0, cycles included. [s] [m]
   Vec3 sample(double time, std::span<Transform> locals) const {
     double cycles = 0.0, t = std::max(time, 0.0);
     if (frames > 1 && loop) {

@@ -51,7 +51,7 @@ constexpr int kFrames = 720;           // 12 s
 // The level (make_stairs.py): seven 0.2 m steps from z = 0 up to a 1.4 m landing, x in [-1.5, 1.5].
 constexpr double kRise = 0.2;
 constexpr double kLanding = 1.4;
-constexpr double kStairsTop = 1.8;  // z where the landing starts [m]
+constexpr double kStairsTop = 1.8;     // z where the landing starts [m]
 const Vec3 kPlayer{-3.0, 1.6, -11.0};  // the player's eyes and gun [m]
 
 /// What the game keeps per character.
@@ -68,7 +68,7 @@ struct Npc {
   // What the checks read.
   double lowestBodyPoint = 1e30;
   bool nonFinite = false;
-  double poweredAt = -1.0, unpoweredAt = -1.0, recoveredAt = -1.0;
+  double poweredAt = -1.0, animatedAgainAt = -1.0, recoveredAt = -1.0;
   int getUps = 0;
 };
 
@@ -82,11 +82,13 @@ struct Impacts {
   std::vector<Last> last;
   int played = 0;
 
-  void play(const std::vector<Npc>& npcs, double now, const handoff::CharacterBodyInfo& who, const game::Thing* thing,
-            const handoff::CharacterBodyInfo& other, const handoff::ContactEvent& e) {
-    if (e.impulse < 4.0) return;
-    auto it = std::find_if(last.begin(), last.end(),
-                           [&](const Last& l) { return l.character == who.character && l.body == who.part.body; });
+  void play(const std::vector<Npc>& npcs, double now, const handoff::CharacterBodyInfo& who,
+            const game::Thing* thing, const handoff::CharacterBodyInfo& other,
+            const handoff::ContactEvent& e) {
+    if (e.impulse < 4.0 || other.character == who.character) return;  // no sound for a limb on its own body
+    auto it = std::find_if(last.begin(), last.end(), [&](const Last& l) {
+      return l.character == who.character && l.body == who.part.body;
+    });
     if (it != last.end() && now - it->time < 0.3) return;
     if (it == last.end()) it = last.insert(last.end(), Last{who.character, who.part.body, now});
     it->time = now;
@@ -95,11 +97,13 @@ struct Impacts {
     std::string what = thing != nullptr ? thing->name : "a handoff body (a prop)";
     if (other.character != nullptr) {
       what = nameOf(npcs, other.character) + "'s " +
-             (other.part.body >= 0 ? skeleton.jointNames[static_cast<size_t>(other.part.bone)] : std::string("capsule"));
+             (other.part.body >= 0 ? skeleton.jointNames[static_cast<size_t>(other.part.bone)]
+                                   : std::string("capsule"));
     }
     std::printf("%6.2f s  %-8s impact: %s hit %s, %.1f N s at (%.2f, %.2f, %.2f)\n", now,
-                nameOf(npcs, who.character).c_str(), skeleton.jointNames[static_cast<size_t>(who.part.bone)].c_str(),
-                what.c_str(), e.impulse, e.point.x, e.point.y, e.point.z);
+                nameOf(npcs, who.character).c_str(),
+                skeleton.jointNames[static_cast<size_t>(who.part.bone)].c_str(), what.c_str(), e.impulse,
+                e.point.x, e.point.y, e.point.z);
   }
   static std::string nameOf(const std::vector<Npc>& npcs, const handoff::Character* c) {
     for (const Npc& n : npcs) {
@@ -145,7 +149,8 @@ void aimHead(Npc& npc, const handoff::RagdollAsset& asset, int head, const Vec3&
   const int parent = skeleton.parents[static_cast<size_t>(head)];
   // [snippet lookat]
   handoff::localToModel(skeleton, npc.character->displayLocals(), npc.displayedModels);
-  const Transform worldFromParent = npc.character->displayRoot() * npc.displayedModels[static_cast<size_t>(parent)];
+  const Transform worldFromParent =
+      npc.character->displayRoot() * npc.displayedModels[static_cast<size_t>(parent)];
   Transform& local = npc.locals[static_cast<size_t>(head)];
   local.rotation = handoff::lookAtLocalRotation(skeleton, head, asset.modelForward, worldFromParent,
                                                 local.translation, target, local.rotation);
@@ -169,15 +174,17 @@ void kill(Npc& npc, int body, const Vec3& impulse, const Vec3& point) {
 /// Prints each event of the character since the last frame and records what the checks read.
 void drainEvents(Npc& npc, double now) {
   // [snippet events]
-  const handoff::History<handoff::CharacterEvent>::Range fresh = npc.character->events().readSince(npc.eventsSeen);
+  const handoff::History<handoff::CharacterEvent>::Range fresh =
+      npc.character->events().readSince(npc.eventsSeen);
   npc.eventsSeen = fresh.next;
-  if (fresh.missed > 0) std::printf("%s: %llu events overwritten before being read\n", npc.name.c_str(), (unsigned long long)fresh.missed);
+  if (fresh.missed > 0)
+    std::printf("%s: %llu events overwritten before being read\n", npc.name.c_str(),
+                (unsigned long long)fresh.missed);
   for (const handoff::CharacterEvent& e : fresh)
     std::printf("%6.2f s  %-8s %s: %s\n", now, npc.name.c_str(), handoff::eventKindName(e.kind), e.detail);
   // [/snippet]
   for (const handoff::CharacterEvent& e : fresh) {
     if (e.kind == handoff::CharacterEventKind::Powered && npc.poweredAt < 0.0) npc.poweredAt = now;
-    if (e.kind == handoff::CharacterEventKind::Unpowered && npc.unpoweredAt < 0.0) npc.unpoweredAt = now;
     if (e.kind == handoff::CharacterEventKind::GetUp) ++npc.getUps;
   }
   // [snippet resume]
@@ -191,8 +198,10 @@ void drainEvents(Npc& npc, double now) {
 
 /// How high `clip` must be lifted so that no body of `asset` goes below the ground in any of its
 /// frames (the game's clips are keyed over their own ground, a few centimetres off). [m]
-double liftOntoGround(const game::AnimClip& clip, const handoff::Skeleton& skeleton, const handoff::RagdollAsset& asset) {
-  std::vector<Transform> locals(static_cast<size_t>(clip.joints)), models(locals.size()), bodies(asset.bodies.size());
+double liftOntoGround(const game::AnimClip& clip, const handoff::Skeleton& skeleton,
+                      const handoff::RagdollAsset& asset) {
+  std::vector<Transform> locals(static_cast<size_t>(clip.joints)), models(locals.size()),
+      bodies(asset.bodies.size());
   double lowest = 1e30;
   for (int f = 0; f < clip.frames; ++f) {
     clip.sample(f / clip.rate, locals);
@@ -214,6 +223,7 @@ int main() {
   if (!level) return fail(level.error());
   game.addLevel(*level);  // the game's own static btBvhTriangleMeshShape bodies
   // [/snippet]
+  game.addGround();
   game.addCrate("crate on the lane", btVector3(-1.4f, 0.3f, -5.0f), btVector3(0.3f, 0.3f, 0.3f), 10.0);
   game.addCrate("crate by the stairs", btVector3(2.6f, 0.3f, -1.0f), btVector3(0.3f, 0.3f, 0.3f), 10.0);
   game.addCrate("crate in the corner", btVector3(8.0f, 0.3f, 8.0f), btVector3(0.3f, 0.3f, 0.3f), 10.0);
@@ -222,7 +232,8 @@ int main() {
   // [snippet join]
   handoff::WorldSettings settings;
   settings.layerBits = {game::kGroupLevel, game::kGroupRagdoll, game::kGroupCapsule, game::kGroupCrate};
-  handoff::Result<std::unique_ptr<handoff::PhysicsWorld>> joined = handoff::joinBulletWorld(game.world, settings);
+  handoff::Result<std::unique_ptr<handoff::PhysicsWorld>> joined =
+      handoff::joinBulletWorld(game.world, settings);
   if (!joined) return fail(joined.error());
   handoff::PhysicsWorld& physics = **joined;  // create the characters in it; step the game through it
   // [/snippet]
@@ -240,7 +251,8 @@ int main() {
   // The get-up clips (face up, face down) for the knocked-down one, prepared on the same rig.
   // [snippet getups]
   std::vector<handoff::Clip> getUpSources;
-  for (const char* file : {"data/deepmimic/humanoid3d_getup_faceup.bvh", "data/deepmimic/humanoid3d_getup_facedown.bvh"}) {
+  for (const char* file :
+       {"data/deepmimic/humanoid3d_getup_faceup.bvh", "data/deepmimic/humanoid3d_getup_facedown.bvh"}) {
     handoff::Result<handoff::ImportedAsset> clip = handoff::importFile(file);
     if (!clip || clip->clips.empty()) return fail(clip ? std::string(file) + ": no clip" : clip.error());
     getUpSources.push_back(clip->clips.front());
@@ -256,9 +268,11 @@ int main() {
   run.lift = liftOntoGround(run, skeleton, *asset);
   idle.lift = liftOntoGround(idle, skeleton, *asset);
   const double runSpeed = glm::length(run.cycleMotion) / run.duration();
-  std::printf("level: %zu meshes, %zu triangles; ragdoll: %zu bodies, %.1f kg; run %.2f m/s (lifted %.3f m onto the ground, idle %.3f m)\n",
-              level->meshes.size(), level->triangleCount(), asset->bodies.size(), asset->totalMass, runSpeed, run.lift,
-              idle.lift);
+  std::printf(
+      "level: %zu meshes, %zu triangles; ragdoll: %zu bodies, %.1f kg; run %.2f m/s (lifted %.3f m onto the "
+      "ground, idle %.3f m)\n",
+      level->meshes.size(), level->triangleCount(), asset->bodies.size(), asset->totalMass, runSpeed,
+      run.lift, idle.lift);
 
   std::vector<Npc> npcs(4);
   Npc& runner = npcs[0];
@@ -272,7 +286,8 @@ int main() {
   circler.locomotion.start(run, {game::yawRotation(0.0), Vec3{6.0, 0.0, -7.0}});
   circler.locomotion.turnRate = runSpeed / circleRadius;  // counter-clockwise seen from above
   faller.name = "faller";
-  faller.locomotion.start(idle, {game::yawRotation(0.5 * handoff::kPi), Vec3{0.0, kLanding, kStairsTop + 0.35}});
+  faller.locomotion.start(idle,
+                          {game::yawRotation(0.5 * handoff::kPi), Vec3{0.0, kLanding, kStairsTop + 0.3}});
   knocked.name = "knocked";
   knocked.locomotion.start(idle, {game::yawRotation(-0.5 * handoff::kPi), Vec3{-5.0, 0.0, 3.0}});
   knocked.lookAtPlayer = true;
@@ -285,10 +300,11 @@ int main() {
     npc.displayedModels.resize(joints);
     npc.locomotion.clip->sample(0.0, npc.locals);
     handoff::CharacterSettings characterSettings;
-    if (npc.lookAtPlayer) characterSettings.animationOwnedBones = {skeleton.jointNames[static_cast<size_t>(neck)]};
+    if (npc.lookAtPlayer)
+      characterSettings.animationOwnedBones = {skeleton.jointNames[static_cast<size_t>(neck)]};
     // [snippet create]
-    handoff::Result<std::unique_ptr<handoff::Character>> created =
-        handoff::Character::create(physics, asset, skeleton, characterSettings, npc.locomotion.root(), npc.locals);
+    handoff::Result<std::unique_ptr<handoff::Character>> created = handoff::Character::create(
+        physics, asset, skeleton, characterSettings, npc.locomotion.root(), npc.locals);
     if (!created) return fail(npc.name + ": " + created.error());
     npc.character = std::move(created).value();
     npc.character->setGetUpClips((*getUps)[0], (*getUps)[1]);
@@ -307,8 +323,9 @@ int main() {
   sword.shape.radius = 0.02;
   sword.shape.halfHeight = 0.35;
   sword.mass = 1.0;
-  sword.handFromGrip.translation = skeleton.endSiteOffset[static_cast<size_t>(skeleton.findJoint("right_elbow"))];
-  sword.propFromGrip.translation = {0, -0.25, 0};  // the grip in the sword's space
+  sword.handFromGrip.translation =
+      skeleton.endSiteOffset[static_cast<size_t>(skeleton.findJoint("right_elbow"))];
+  sword.propFromGrip.translation = {0, -0.25, 0};                // the grip in the sword's space
   handoff::Result<int> prop = runner.character->addProp(sword);  // in the hand now, at the grip
   if (!prop) return fail(prop.error());
   // [/snippet]
@@ -352,7 +369,8 @@ int main() {
       const handoff::CharacterBodyInfo who = handoff::characterBodyInfo(physics, e.body);
       if (who.character == nullptr || who.part.body < 0) continue;  // not a character's limb
       const game::Thing* thing = game.find(e.otherEngineObject);    // one of the game's own objects?
-      const handoff::CharacterBodyInfo other = handoff::characterBodyInfo(physics, e.other);  // or a character's
+      const handoff::CharacterBodyInfo other =
+          handoff::characterBodyInfo(physics, e.other);  // or a character's
       impacts.play(npcs, now, who, thing, other, e);
     }
     // [/snippet]
@@ -367,14 +385,17 @@ int main() {
       // [snippet shot]
       // The player shoots at the runner's chest: the ray names the character and the bone it hit.
       const Vec3 aim = glm::normalize(bodyCentre(physics, runner, handoff::Slot::Chest) - kPlayer);
-      const std::uint32_t shootable = handoff::layers::kRagdoll | handoff::layers::kStatic | handoff::layers::kDebris;
+      const std::uint32_t shootable =
+          handoff::layers::kRagdoll | handoff::layers::kStatic | handoff::layers::kDebris;
       const handoff::CastHit hit = physics.castRay(kPlayer, kPlayer + 30.0 * aim, shootable);
       const handoff::CharacterBodyInfo who = handoff::characterBodyInfo(physics, hit.body);
       if (who.character == runner.character.get() && who.part.body >= 0) {
         shotBone = skeleton.jointNames[static_cast<size_t>(who.part.bone)];
-        std::printf("%6.2f s  the player shoots the runner: the ray hits bone '%s' (body '%s', slot %s) %.2f m away\n",
-                    now, shotBone.c_str(), asset->bodies[static_cast<size_t>(who.part.body)].name.c_str(),
-                    handoff::slotName(who.part.slot), hit.fraction * 30.0);
+        std::printf(
+            "%6.2f s  the player shoots the runner: the ray hits bone '%s' (body '%s', slot %s) %.2f m "
+            "away\n",
+            now, shotBone.c_str(), asset->bodies[static_cast<size_t>(who.part.body)].name.c_str(),
+            handoff::slotName(who.part.slot), hit.fraction * 30.0);
         kill(runner, who.part.body, 30.0 * aim, hit.point);  // the bullet's impulse [N s] where it hit
       }
       // [/snippet]
@@ -383,7 +404,7 @@ int main() {
       killAt = now;
       // The faller is shot in the back on the landing, toward the stairs.
       const int chest = asset->bodyForSlot(handoff::Slot::Chest);
-      kill(faller, chest, Vec3{0.0, 0.0, -40.0}, bodyCentre(physics, faller, handoff::Slot::Chest));
+      kill(faller, chest, Vec3{0.0, 0.0, -60.0}, bodyCentre(physics, faller, handoff::Slot::Chest));
     }
     if (blastAt < 0.0 && now >= 1.0) {
       blastAt = now;
@@ -407,31 +428,33 @@ int main() {
     for (Npc& npc : npcs) {
       npc.costSum += npc.costFrame;
       npc.costMax = std::max(npc.costMax, npc.costFrame);
+      if (npc.poweredAt >= 0.0 && npc.animatedAgainAt < 0.0 &&
+          npc.character->state() == handoff::CharacterState::Animated)
+        npc.animatedAgainAt = now;
       npc.nonFinite |= !handoff::isFinite(npc.character->displayRoot());
       for (const Transform& l : npc.character->displayLocals()) npc.nonFinite |= !handoff::isFinite(l);
       const handoff::Ragdoll& r = npc.character->ragdoll();
       for (int b = 0; b < r.bodyCount(); ++b) {
         const Transform pose = physics.transform(r.body(b));
         npc.nonFinite |= !handoff::isFinite(pose);
-        const double y = handoff::shapeLowestPoint(asset->bodies[static_cast<size_t>(b)].shape, pose).y;
-        if (y < npc.lowestBodyPoint) {
-          npc.lowestBodyPoint = y;
-          std::fprintf(stderr, "DBG %s low %.3f t %.2f body %d state %s dyn %d\n", npc.name.c_str(), y, now, b,
-                       handoff::characterStateName(npc.character->state()),
-                       physics.motionType(r.body(b)) == handoff::MotionType::Dynamic);
-        }
+        if (physics.motionType(r.body(b)) != handoff::MotionType::Dynamic) continue;  // the animation's pose
+        npc.lowestBodyPoint =
+            std::min(npc.lowestBodyPoint,
+                     handoff::shapeLowestPoint(asset->bodies[static_cast<size_t>(b)].shape, pose).y);
       }
     }
   }
 
   // --- Figures and checks ---
-  std::printf("\nframe cost per character (its animation, preStep, postStep; steady_clock, %d frames):\n", kFrames);
+  std::printf("\nframe cost per character (its animation, preStep, postStep; steady_clock, %d frames):\n",
+              kFrames);
   for (const Npc& npc : npcs)
     std::printf("  %-8s mean %6.1f us, max %7.1f us\n", npc.name.c_str(), npc.costSum / kFrames, npc.costMax);
   double stepSum = 0.0;
   for (double c : stepCost) stepSum += c;
-  std::printf("  world step (the game's world: 4 characters, 3 crates, the level): mean %.1f us, max %.1f us\n",
-              stepSum / kFrames, *std::max_element(stepCost.begin(), stepCost.end()));
+  std::printf(
+      "  world step (the game's world: 4 characters, 3 crates, the level): mean %.1f us, max %.1f us\n",
+      stepSum / kFrames, *std::max_element(stepCost.begin(), stepCost.end()));
   std::printf("impact sounds played: %d\n", impacts.played);
 
   std::printf("\nchecks:\n");
@@ -440,11 +463,15 @@ int main() {
   const Vec3 knockedPelvis = bodyCentre(physics, knocked, handoff::Slot::Pelvis);
   check(!shotBone.empty(), "the shot's ray named a bone of the runner ('" + shotBone + "')");
   check(runner.character->state() == handoff::CharacterState::Ragdoll && runnerPelvis.y < 0.3,
-        format("the shot runner is a ragdoll lying on the floor (pelvis %.3f m high, under 0.3 m)", runnerPelvis.y));
-  check(runner.character->propCount() == 1 && !runner.character->propHeld(0), "the shot runner dropped its sword");
-  check(circler.poweredAt >= 0.0 && circler.unpoweredAt >= 0.0 && circler.unpoweredAt - blowAt <= 2.0 &&
-            circler.character->state() == handoff::CharacterState::Animated,
-        format("the circler's hit reaction returned to the run %.2f s after the blow (within 2 s)", circler.unpoweredAt - blowAt));
+        format("the shot runner is a ragdoll lying on the floor (pelvis %.3f m high, under 0.3 m)",
+               runnerPelvis.y));
+  check(runner.character->propCount() == 1 && !runner.character->propHeld(0),
+        "the shot runner dropped its sword");
+  check(
+      circler.poweredAt >= 0.0 && circler.animatedAgainAt >= 0.0 && circler.animatedAgainAt - blowAt <= 2.0 &&
+          circler.character->state() == handoff::CharacterState::Animated,
+      format("the circler's hit reaction was back on the run %.2f s after the blow (within 2 s) and runs on",
+             circler.animatedAgainAt - blowAt));
   check(fallerPelvis.y <= kLanding - 3 * kRise,
         format("the faller fell down the stairs: pelvis at %.2f m, %.1f steps below the landing (at least 3)",
                fallerPelvis.y, (kLanding - fallerPelvis.y) / kRise));
@@ -454,8 +481,10 @@ int main() {
                knocked.recoveredAt - blastAt, knockedPelvis.y));
   for (const Npc& npc : npcs) {
     check(!npc.nonFinite, npc.name + ": every body and displayed bone finite in every frame");
-    check(npc.lowestBodyPoint > -0.03,
-          npc.name + format(": no body below the floor (lowest shape point %.3f m; tolerance 0.03 m)", npc.lowestBodyPoint));
+    check(
+        npc.lowestBodyPoint > -0.03,
+        npc.name + format(": no simulated body below the floor (lowest shape point %.3f m; tolerance 0.03 m)",
+                          npc.lowestBodyPoint));
   }
   bool anyPushed = false;
   for (size_t i = 0; i < game.things.size(); ++i) {
@@ -463,8 +492,8 @@ int main() {
     if (thing.body->getInvMass() == 0) continue;
     const double moved = (thing.body->getCenterOfMassPosition() - thing.start).length();
     anyPushed |= moved > 0.05 && crateTouched[i];
-    check(moved < 0.01 || crateTouched[i],
-          thing.name + format(": moved %.3f m, %s", moved) + (crateTouched[i] ? "touched by a character" : "untouched"));
+    check(moved < 0.01 || crateTouched[i], thing.name + format(": moved %.3f m, ", moved) +
+                                               (crateTouched[i] ? "touched by a character" : "untouched"));
   }
   check(anyPushed, "a character pushed a crate (moved over 5 cm)");
 

@@ -53,7 +53,8 @@ struct GameWorld {
   /// Each mesh of a level read by handoff::loadLevel as a static triangle-mesh body of the game's.
   void addLevel(const handoff::Level& level) {
     for (const handoff::LevelMesh& m : level.meshes) {
-      auto triangles = std::make_unique<btTriangleMesh>(/*use32bitIndices=*/true, /*use4componentVertices=*/false);
+      auto triangles =
+          std::make_unique<btTriangleMesh>(/*use32bitIndices=*/true, /*use4componentVertices=*/false);
       const auto at = [&](std::uint32_t i) {
         const handoff::Vec3& v = m.vertices[i];
         return btVector3(btScalar(v.x), btScalar(v.y), btScalar(v.z));
@@ -62,7 +63,8 @@ struct GameWorld {
         triangles->addTriangle(at(m.indices[i]), at(m.indices[i + 1]), at(m.indices[i + 2]));
       Thing t;
       t.name = "level '" + m.name + "'";
-      t.shape = std::make_unique<btBvhTriangleMeshShape>(triangles.get(), /*useQuantizedAabbCompression=*/true);
+      t.shape =
+          std::make_unique<btBvhTriangleMeshShape>(triangles.get(), /*useQuantizedAabbCompression=*/true);
       t.mesh = std::move(triangles);
       btRigidBody::btRigidBodyConstructionInfo info(0, nullptr, t.shape.get());
       info.m_friction = 0.8f;
@@ -70,6 +72,18 @@ struct GameWorld {
       world.addRigidBody(t.body.get(), kGroupLevel, kGroupAll & ~kGroupLevel);
       things.push_back(std::move(t));
     }
+  }
+
+  /// The ground: a static plane at y = 0 under the level.
+  void addGround() {
+    Thing t;
+    t.name = "the ground";
+    t.shape = std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0);
+    btRigidBody::btRigidBodyConstructionInfo info(0, nullptr, t.shape.get());
+    info.m_friction = 0.8f;
+    t.body = std::make_unique<btRigidBody>(info);
+    world.addRigidBody(t.body.get(), kGroupLevel, kGroupAll & ~kGroupLevel);
+    things.push_back(std::move(t));
   }
 
   /// A dynamic crate of `half` extents [m] and `mass` [kg] resting on the ground at `at`.
