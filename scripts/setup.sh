@@ -8,10 +8,12 @@ HANDOFF_PACKAGES=(
   clang libclang-rt-14-dev
   libglm-dev nlohmann-json3-dev libcli11-dev libassimp-dev libbullet-dev
   libgtest-dev libgmock-dev libbenchmark-dev libtinygltf-dev libcpp-httplib-dev
-  libmeshoptimizer-dev libpugixml-dev zlib1g-dev
+  libmeshoptimizer-dev libdraco-dev libpugixml-dev zlib1g-dev
   chromium nodejs npm
 )
 # libmeshoptimizer-dev: decodes EXT_meshopt_compression glTF buffers, which Assimp 5.2 cannot read.
+# libdraco-dev: decodes KHR_draco_mesh_compression glTF primitives (levels and characters exported
+# with Draco), which Assimp 5.2 cannot read either.
 # libpugixml-dev: parses COLLADA before Assimp to check its counts and index lists (Assimp 5.2
 # crashes or allocates without bound on inconsistent ones).
 # zlib1g-dev (already pulled in by libassimp-dev): inflates binary FBX's compressed arrays before

@@ -53,8 +53,8 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 1200 -LE no_sanitize
 
-# libFuzzer targets (issue 9), one per loader: BVH text, ragdoll asset JSON, scenario JSON, and
-# the workbench's request handling (issue 27). Built
+# libFuzzer targets (issue 9), one per loader: BVH text, ragdoll asset JSON, scenario JSON, glTF
+# levels (issue 26), and the workbench's request handling (issue 27). Built
 # with clang and -DHANDOFF_FUZZ=ON (every library instrumented for coverage, ASan and UBSan);
 # each runs for a fixed budget from its seed corpus and its past failures
 # (tests/fuzz/regressions/<target>/, also replayed by CTest as fuzz.replay.*). Any crash,
@@ -68,7 +68,7 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DHANDOFF_BUILD_TESTS=OFF -DHANDOFF_BUILD_BENCH=OFF -DHANDOFF_BUILD_APPS=ON -DHANDOFF_WARNINGS_AS_ERRORS=ON \
   "${launcher[@]}"
 cmake --build build-fuzz -j "$jobs" --target handoff_fuzz_bvh handoff_fuzz_import handoff_fuzz_asset handoff_fuzz_scenario \
-  handoff_fuzz_workbench
+  handoff_fuzz_workbench handoff_fuzz_level
 # libFuzzer runs one process: the targets fuzz $jobs at a time, each on a core of its own for its
 # whole budget (one after the other, the second core stayed idle for 4 x the budget).
 fuzz_one() {
@@ -83,7 +83,7 @@ fuzz_one() {
     -print_final_stats=1 -artifact_prefix="build-fuzz/crash-$target-" "${dict[@]}" \
     "$work" "tests/fuzz/corpus/$target" "tests/fuzz/regressions/$target"
 }
-targets=(bvh import asset scenario workbench)
+targets=(bvh import asset scenario workbench level)
 for ((i = 0; i < ${#targets[@]}; i += jobs)); do
   round=("${targets[@]:i:jobs}")
   pids=()

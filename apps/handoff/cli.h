@@ -2,8 +2,16 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include "handoff/level.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdio>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace handoff::cli {
 
@@ -22,5 +30,27 @@ void addSoakBenchCommand(CLI::App& bench, int& exitCode);
 void addLiveCommand(CLI::App& app, int& exitCode);
 void addDiagnoseCommand(CLI::App& app, int& exitCode);
 void addCorpusCommand(CLI::App& app, int& exitCode);
+void addLevelCommand(CLI::App& app, int& exitCode);
+
+/// What `handoff level` and the corpus's level rows report of a level (cmd_level.cpp).
+struct LevelFigures {
+  std::size_t meshes = 0;
+  std::size_t triangles = 0;
+  Vec3 extent{0.0};                       ///< boundsMax - boundsMin. [m]
+  double area = 0.0;                      ///< Surface of every triangle. [m^2]
+  std::array<double, 3> facing{0, 0, 0};  ///< The surface projected along X, Y, Z. [m^2]
+  double totalFacing() const {
+    return facing[0] + facing[1] + facing[2] > 0 ? facing[0] + facing[1] + facing[2] : 1.0;
+  }
+};
+LevelFigures levelFigures(const Level& level);
+/// The level as `handoff level --json` prints it.
+nlohmann::ordered_json levelJson(const Level& level);
+/// The corpus's levels (cmd_corpus_levels.cpp): each row of levels.tsv (file, description, units,
+/// up axis) loaded and checked against what it states; a line per level on `progress`. Returns
+/// {"right", "count", "files"}; `right` counts the levels whose every stated figure holds.
+nlohmann::ordered_json runCorpusLevels(const std::filesystem::path& dir,
+                                       const std::vector<std::vector<std::string>>& rows, std::FILE* progress,
+                                       bool text, int& right);
 
 }  // namespace handoff::cli

@@ -8,7 +8,9 @@
 // rows (SPEC section 3's "handoff." rows and the rest) are the runner's own checks. Prints per
 // file results, per class rates and per row pass rates with their distributions; --json the
 // same as one JSON document. Exit 0 always unless the corpus cannot be read (rates are a
-// measurement, not a gate; the CTest entry checks the figures it needs).
+// measurement, not a gate; the CTest entry checks the figures it needs). A levels.tsv beside them
+// (file, description, units, up axis) adds the levels, each loaded and held against the figures
+// its row states (cmd_corpus_levels.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -327,7 +329,7 @@ double percent(int part, int whole) { return whole > 0 ? 100.0 * part / whole : 
 void addCorpusCommand(CLI::App& app, int& exitCode) {
   struct Args {
     std::string dir;
-    bool json = false, quick = false, rigsOnly = false, clipsOnly = false;
+    bool json = false, quick = false, rigsOnly = false, clipsOnly = false, levelsOnly = false;
     int times = 4;
     std::uint64_t seed = 31;
   };
@@ -347,6 +349,7 @@ void addCorpusCommand(CLI::App& app, int& exitCode) {
   c->add_option("--seed", args->seed, "seed of the handoff times [default 31]");
   c->add_flag("--rigs-only", args->rigsOnly, "only the rigs");
   c->add_flag("--clips-only", args->clipsOnly, "only the clips");
+  c->add_flag("--levels-only", args->levelsOnly, "only the levels (levels.tsv)");
   c->callback([args, &exitCode] {
     const fs::path dir = args->dir;
     const bool text = !args->json;
@@ -356,7 +359,19 @@ void addCorpusCommand(CLI::App& app, int& exitCode) {
     doc["corpus"] = fs::absolute(dir).lexically_normal().string();
     const auto started = std::chrono::steady_clock::now();
 
-    if (!args->clipsOnly) {
+    const bool everything = !args->rigsOnly && !args->clipsOnly && !args->levelsOnly;
+    if (args->levelsOnly || (everything && fs::exists(dir / "levels.tsv"))) {
+      Result<std::vector<std::vector<std::string>>> levels = readTsv(dir / "levels.tsv", 4);
+      if (!levels) {
+        std::cerr << "error: " << levels.error() << "\n";
+        exitCode = 1;
+        return;
+      }
+      int right = 0;
+      doc["levels"] = runCorpusLevels(dir, *levels, progress, text, right);
+    }
+
+    if (everything || args->rigsOnly) {
       Result<std::vector<RigRow>> rigs = readRigs(dir);
       if (!rigs) {
         std::cerr << "error: " << rigs.error() << "\n";
@@ -412,7 +427,7 @@ void addCorpusCommand(CLI::App& app, int& exitCode) {
                      {"files", rigJson}};
     }
 
-    if (!args->rigsOnly) {
+    if (everything || args->clipsOnly) {
       Result<std::vector<ClipRow>> clips = readClips(dir);
       if (!clips) {
         std::cerr << "error: " << clips.error() << "\n";

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   handoff::cli::addLiveCommand(app, exitCode);
   handoff::cli::addDiagnoseCommand(app, exitCode);
   handoff::cli::addCorpusCommand(app, exitCode);
+  handoff::cli::addLevelCommand(app, exitCode);
   CLI11_PARSE(app, argc, argv);
   return exitCode;
 }

@@ -21,11 +21,12 @@
 #include "handoff/drive.h"
 #include "handoff/handoff.h"
 #include "handoff/import.h"
-#include "handoff/recovery.h"
 #include "handoff/math.h"
+#include "handoff/recovery.h"
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -44,6 +45,22 @@ inline constexpr int kScenarioVersion = 1;
 inline constexpr double kScenarioMaxTime = 3600.0;       ///< Longest end time. [s]
 inline constexpr double kScenarioWorldExtent = 10000.0;  ///< |coordinate| of any position. [m]
 inline constexpr double kScenarioMaxImpulse = 100000.0;  ///< |component| of an impulse. [N s]
+
+/// Bounds on what a scenario file can make the loader and the runner hold or do (memory and time
+/// grow with each), refused with an error naming the field and the bound. Each is far above real
+/// use: the shipped scenarios are a few KB, with under 20 events, 12 static boxes and a 20 s run.
+/// The scenario text (file or string). A bound on the parsed document's memory too. [bytes]
+inline constexpr std::size_t kScenarioMaxBytes = std::size_t{4} << 20;
+inline constexpr std::size_t kScenarioMaxEvents = 10000;  ///< Entries of `events`.
+/// Frames a run plays, round(endTime / settings.dt): what the run records (replays keep every
+/// frame) and steps. An hour at the default 60 Hz.
+inline constexpr std::size_t kScenarioMaxFrames = 216000;
+/// Static boxes of the world: world.boxes, world.walls and every step of world.steps together.
+inline constexpr std::size_t kScenarioMaxStaticBoxes = 10000;
+inline constexpr std::size_t kScenarioMaxProps = 64;  ///< Entries of `props`.
+/// Entries of any name list or name map: settings.animationOwnedBones, a partial event's
+/// `bodies`, a limb_lag event's `slots`, `expectations`.
+inline constexpr std::size_t kScenarioMaxNames = 1000;
 
 /// Rotation about world +Y (right-handed) by `yaw`: local +X turns to (cos yaw, 0, -sin yaw).
 Quat yawRotation(double yaw);
@@ -402,8 +419,8 @@ struct Scenario {
   ScenarioRecovery recovery;
   std::optional<ScenarioLookAt> lookAt;  ///< [default none]
   std::vector<ScenarioProp> props;       ///< [default none]
-  std::vector<ScenarioEvent> events;  ///< Time order; equal times run in file order.
-  double endTime = 0.0;               ///< [s] (0, kScenarioMaxTime], >= the last event's time.
+  std::vector<ScenarioEvent> events;     ///< Time order; equal times run in file order.
+  double endTime = 0.0;                  ///< [s] (0, kScenarioMaxTime], >= the last event's time.
   /// Thresholds checked against the run's metrics, name -> value (e.g. "max_pop_mm": 1).
   std::map<std::string, double> expectations;
 

@@ -2,12 +2,14 @@
 // structure (humanoid_map.cpp's mapper, on Rigify's deform bones when they are a tree of their own),
 // with plausibility findings; the map's JSON form.
 #include "asset_internal.h"
+#include "handoff/rig.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace handoff {
@@ -310,6 +312,12 @@ Result<HumanoidMapReport> mapHumanoidReport(const Skeleton& skeleton, const MapI
   const auto fail = [&](const std::string& e) { errors += (errors.empty() ? "" : "; ") + e; };
   const std::string& source = inputs.userSource;
   if (inputs.userJson) {
+    // Depth-bounded before nlohmann's recursive parse (a 100,000-deep [[[...]]] overflows the
+    // stack), as every other JSON loader (issue 27).
+    if (const std::optional<std::size_t> at = jsonTooDeep(*inputs.userJson)) {
+      return Error{source + ": arrays and objects nested deeper than " + std::to_string(kMaxJsonDepth) +
+                   " levels at byte " + std::to_string(*at + 1)};
+    }
     nlohmann::json doc;
     try {
       doc = nlohmann::json::parse(*inputs.userJson);

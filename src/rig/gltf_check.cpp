@@ -1,5 +1,6 @@
 // GLB container and JSON before Assimp; meshopt decoding and dequantization into a rewritten GLB; the
-// VRM humanoid (gltf_check.h). Buffers: gltf_buffers.cpp; indices and bounds: gltf_structure.cpp.
+// VRM humanoid (gltf_check.h). Buffers: gltf_buffers.cpp; indices and bounds: gltf_structure.cpp;
+// Draco: gltf_draco.cpp.
 #include "rig/gltf_check.h"
 #include "handoff/rig.h"
 #include "rig/gltf_animations.h"
@@ -283,7 +284,7 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
   // An accessor without a buffer view is all zeros (sparse ones aside); Assimp 5.2 refuses it
   // ("data is null"). Per-node animations on one timeline are one clip (gltf_animations.h).
   // Accessors of Draco-compressed primitives have no buffer view either: their data is in the
-  // extension (not decoded here), so they are left as they are.
+  // extension, decoded below (gltf_draco.cpp).
   std::set<size_t> draco;
   if (const Json* meshes = find(doc, "meshes")) {
     for (const Json& mesh : *meshes) {
@@ -310,7 +311,8 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
   const std::optional<Json> merged = mergePerNodeAnimations(doc);
   // External buffers were read by the check: the rewrite carries their bytes, so that Assimp
   // reads no file but the one checked.
-  if (!compressed && !quantized && withoutBind.empty() && zeros.empty() && !merged && !buffers.external)
+  if (!compressed && !quantized && withoutBind.empty() && zeros.empty() && !merged && !buffers.external &&
+      draco.empty())
     return {};
 
   Json out = doc;
@@ -339,6 +341,7 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
     view["byteOffset"] = append(content[v]);
     view["byteLength"] = content[v].size();
   }
+  const size_t dracoDecoded = decodeDraco(doc, buffers, views, out, append, decodedTotal);
   size_t converted = 0;
   for (const size_t a : real) {
     if (a >= accessors.size() || accessors[a].componentType == kFloat) continue;
@@ -408,13 +411,18 @@ std::string rewrite(const Json& doc, const Buffers& buffers, const std::vector<V
   bin.resize((bin.size() + 3) / 4 * 4, '\0');
   out["buffers"] = Json::array({Json{{"byteLength", std::max<size_t>(bin.size(), 4)}}});
   if (bin.empty()) bin.assign(4, '\0');
-  for (const char* name : {"EXT_meshopt_compression", "KHR_meshopt_compression", "KHR_mesh_quantization"}) {
+  for (const char* name : {"EXT_meshopt_compression", "KHR_meshopt_compression", "KHR_mesh_quantization",
+                           "KHR_draco_mesh_compression"}) {
     removeExtension(out, "extensionsUsed", name);
     removeExtension(out, "extensionsRequired", name);
   }
   if (compressed || quantized) {
     warnings.push_back("decoded " + std::to_string(decoded) + " meshopt-compressed buffer views and " +
                        std::to_string(converted) + " quantized accessors (meshoptimizer) before Assimp");
+  }
+  if (dracoDecoded > 0) {
+    warnings.push_back("decoded " + std::to_string(dracoDecoded) +
+                       " Draco-compressed primitives (KHR_draco_mesh_compression) before Assimp");
   }
   return writeGlb(out, bin);
 }
@@ -457,6 +465,22 @@ void readVrmHumanoid(const Json& doc, GltfInfo& info) {
           add(bone["bone"].get<std::string>(), bone["node"]);
       }
     }
+  }
+}
+
+/// GltfInfo::nodeMeshNames of a checked document (its node and mesh indices are valid).
+void readNodeMeshNames(const Json& doc, GltfInfo& info) {
+  const Json* nodes = find(doc, "nodes");
+  const Json* meshes = find(doc, "meshes");
+  if (nodes == nullptr) return;
+  for (const Json& node : *nodes) {
+    std::string name;
+    if (const Json* mesh = find(node, "mesh"); mesh != nullptr && meshes != nullptr) {
+      const Json& m = (*meshes)[mesh->get<size_t>()];
+      if (const Json* text = find(m, "name"); text != nullptr && text->is_string())
+        name = text->get<std::string>();
+    }
+    info.nodeMeshNames.push_back(std::move(name));
   }
 }
 
@@ -547,6 +571,7 @@ Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string
     return Error{source + ": malformed glTF (" + std::string(e.what()) + ")"};
   }
   readVrmHumanoid(doc, info);
+  readNodeMeshNames(doc, info);
   return info;
 }
 

@@ -5,8 +5,9 @@
 // without a target node make it read out of bounds or crash (found by tests/fuzz/import_fuzz.cpp).
 // checkGltf() verifies the container, the JSON, every index, every accessor's and buffer view's
 // bounds and the index and joint values, naming the JSON path of the first problem. It decodes
-// what Assimp 5.2 cannot read, EXT_meshopt_compression buffer views (meshoptimizer) and the
-// quantized attributes and keys of KHR_mesh_quantization and the meshopt filters, into a
+// what Assimp 5.2 cannot read, EXT_meshopt_compression buffer views (meshoptimizer),
+// KHR_draco_mesh_compression primitives (Draco) and the quantized attributes and keys of
+// KHR_mesh_quantization and the meshopt filters, into a
 // rewritten GLB; and it returns the humanoid bones a VRM file names, which Assimp drops.
 #pragma once
 
@@ -22,7 +23,12 @@ namespace handoff::detail {
 struct GltfInfo {
   std::vector<HumanoidBone> humanoidBones;  ///< VRM humanBones, joints by node name.
   std::vector<std::string> warnings;
-  /// A self-contained GLB for Assimp instead of the file (one buffer; meshopt buffer views decoded;
+  /// Per glTF node (file order): the name of its mesh, empty for a node without a mesh or a mesh
+  /// without a name. Assimp names a node without a name "nodes[<index>]" and its scene as read
+  /// through the import worker carries no mesh names: a level names such a node by its mesh.
+  std::vector<std::string> nodeMeshNames;
+  /// A self-contained GLB for Assimp instead of the file (one buffer; meshopt buffer views and Draco
+  /// primitives decoded;
   /// quantized vertex attributes and animation keys as floats; the two extensions removed; inverse
   /// bind matrices written out for skins without, from the joints' node pose; accessors without a
   /// buffer view as zeros; per-node animations on one timeline merged into one). Empty when the

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -205,6 +206,15 @@ inline std::optional<std::string_view> viewBytes(const Buffers& buffers, const s
   return buffers.data[view.buffer]->substr(static_cast<size_t>(view.offset),
                                            static_cast<size_t>(view.length));
 }
+
+/// Decodes every primitive compressed with KHR_draco_mesh_compression (Draco) into plain data in
+/// `out`, the copy of `doc` being rewritten: each of its accessors gets a buffer view of the
+/// decoded values (appended to the rewrite's buffer by `append`, which returns the byte offset),
+/// floats for every attribute but JOINTS_n (kept in their integer type) and 32-bit indices; the
+/// extension is removed from the primitive. Decoded bytes count towards `decodedTotal`, bounded by
+/// kMaxDecodedBytes. Returns how many primitives were decoded.
+size_t decodeDraco(const Json& doc, const Buffers& buffers, const std::vector<View>& views, Json& out,
+                   const std::function<size_t(std::string_view)>& append, std::uint64_t& decodedTotal);
 
 /// Checks everything but the buffers and views: indices, accessor bounds, the node tree, index and
 /// joint values. Returns the accessors.

@@ -13,6 +13,7 @@
 #include "rig/collada_check.h"
 #include "rig/fbx_check.h"
 #include "rig/gltf_check.h"
+#include "rig/gltf_read.h"
 #include "rig/import_internal.h"
 #include "rig/node_skeleton.h"
 
@@ -936,8 +937,6 @@ Result<ImportedAsset> importBvh(std::string_view text, const std::string& source
   return std::move(built.asset);
 }
 
-bool isBinaryGltf(std::string_view bytes) { return bytes.size() >= 4 && bytes.substr(0, 4) == "glTF"; }
-
 bool looksLikeBvh(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string word;
@@ -957,37 +956,30 @@ Result<ImportedAsset> importThroughAssimp(std::string_view data, const std::stri
                                           const std::string& path, const std::string& extension,
                                           const ImportOptions& options) {
   detail::GltfInfo gltf;
-  std::string_view bytes = data;
-  bool fromMemory = path.empty();
-  std::string hint = extension.size() > 1 ? extension.substr(1) : std::string();
-  std::string only;  // the extension whose Assimp importers are kept
+  Assimp::Importer importer;
   if (extension == ".glb" || extension == ".gltf" || extension == ".vrm") {
-    const bool binary = isBinaryGltf(data);
-    const std::string baseDir =
-        path.empty() ? std::string() : std::filesystem::absolute(path).parent_path().string();
-    Result<detail::GltfInfo> checked = detail::checkGltf(data, binary, source, baseDir);
-    if (!checked) return Error{validUtf8(checked.error())};
-    gltf = std::move(checked.value());
-    hint = binary ? "glb" : "gltf";
-    // Assimp picks its reader by extension (a .vrm is a GLB); a rewritten file is in memory.
-    if (extension == ".vrm" || !gltf.rewritten.empty()) fromMemory = true;
-    if (!gltf.rewritten.empty()) {
-      bytes = gltf.rewritten;
-      hint = "glb";
-    }
-    only = hint;
-  } else if (extension == ".fbx") {
+    // Assimp picks its reader by extension: a .vrm (a GLB) is read from memory.
+    Result<detail::ReadResult> read = detail::readGltf(importer, data, source, path, extension == ".vrm",
+                                                       parserLimits(options), kPostProcess, gltf);
+    if (!read) return Error{read.error()};
+    Result<ImportedAsset> imported = importScene(*read->scene, read->meta, source, options, &gltf);
+    if (!imported) return Error{validUtf8(imported.error())};
+    return imported;
+  }
+  const bool fromMemory = path.empty();
+  const std::string hint = extension.size() > 1 ? extension.substr(1) : std::string();
+  std::string only;  // the extension whose Assimp importers are kept
+  if (extension == ".fbx") {
     if (Status status = detail::checkFbx(data, source); !status) return Error{validUtf8(status.error())};
     only = "fbx";
   } else if (extension == ".dae") {
     if (Status status = detail::checkCollada(data, source); !status) return Error{validUtf8(status.error())};
     only = "dae";
   }
-  Assimp::Importer importer;
   Result<detail::ReadResult> read = detail::readAssimp(
       importer, source, parserLimits(options),
       detail::ParseRequest{fromMemory, fromMemory ? std::string() : path,
-                           fromMemory ? bytes : std::string_view(), hint, kPostProcess, only});
+                           fromMemory ? data : std::string_view(), hint, kPostProcess, only});
   if (!read) return Error{validUtf8(read.error())};
   Result<ImportedAsset> imported = importScene(*read->scene, read->meta, source, options, &gltf);
   if (!imported) return Error{validUtf8(imported.error())};

@@ -333,6 +333,14 @@ TEST(HumanoidMap, ExplicitJsonMapOverridesAndFillsTheRest) {
   Result<HumanoidMap> parse = mapHumanoidFromJson(s, R"({"head": )", "map.json");
   ASSERT_FALSE(parse.ok());
   EXPECT_NE(parse.error().find("map.json"), std::string::npos);
+  // 100,000 nested arrays (the workbench's map upload, issue 27): an error naming the file and the
+  // depth, not a stack overflow in the recursive JSON parser.
+  const std::string deep = R"({"head": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  Result<HumanoidMap> tooDeep = mapHumanoidFromJson(s, deep, "map.json");
+  ASSERT_FALSE(tooDeep.ok());
+  EXPECT_NE(tooDeep.error().find("map.json: arrays and objects nested deeper than 64 levels"),
+            std::string::npos)
+      << tooDeep.error();
 
   // A rig whose automatic mapping fails maps when the JSON names the missing slots.
   Skeleton odd = tPoseSkeleton();

@@ -3,6 +3,7 @@
 # off once as a full ragdoll and once powered with the scenario runner's checks. Holds what the
 # import/mapping side guarantees: at least 95 % of the rigs right, every handoff run to its end, no
 # non-finite figure. The per-row pass rates are printed (a measurement; bench/results/corpus.md).
+# With a levels.tsv, every level loads and holds what its row states (cmd_corpus_levels.cpp).
 execute_process(COMMAND ${HANDOFF} --data ${DATA} corpus ${CORPUS} --quick --json RESULT_VARIABLE rc
                 OUTPUT_VARIABLE out ERROR_VARIABLE progress)
 if(NOT rc EQUAL 0)
@@ -32,4 +33,12 @@ endif()
 if(NOT completed EQUAL runs OR NOT nonFinite EQUAL 0 OR runs EQUAL 0)
   message(FATAL_ERROR "${completed} of ${runs} corpus handoffs ran to the end, ${nonFinite} with a non-finite "
                       "value:\n${progress}")
+endif()
+string(JSON levelsCount ERROR_VARIABLE noLevels GET "${out}" levels count)
+if(NOT noLevels)
+  string(JSON levelsRight GET "${out}" levels right)
+  message(STATUS "levels right ${levelsRight} of ${levelsCount}")
+  if(NOT levelsRight EQUAL levelsCount)
+    message(FATAL_ERROR "only ${levelsRight} of ${levelsCount} corpus levels load as levels.tsv states:\n${progress}")
+  endif()
 endif()
