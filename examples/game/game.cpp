@@ -1,16 +1,16 @@
 // examples/game: a small game that owns its physics world and uses handoff as a game would.
 //
 // The game has its own btDiscreteDynamicsWorld (game_world.h: broadphase, solver, collision
-// groups), a staircase level read from a glTF file (examples/game/stairs.glb, handoff::loadLevel)
-// as its own btBvhTriangleMeshShape bodies, three crates of its own, and its own animation system
-// (animation.h: clip sampling and root motion). It joins handoff to its world (joinBulletWorld)
-// and plays four DeepMimic characters for 12 s of 60 Hz frames:
+// groups), a level (a floor and a staircase) read from a glTF file (examples/game/stairs.glb,
+// handoff::loadLevel) as its own btBvhTriangleMeshShape bodies, three crates of its own, and its own
+// animation system (animation.h: clip sampling and root motion). It joins handoff to its world
+// (joinBulletWorld) and plays four DeepMimic characters for 12 s of 60 Hz frames:
 //
 //   runner   runs along a lane and is shot: the game's ray names the bone it hit, the character
 //            goes ragdoll and takes the bullet's impulse there; dead (no get-up), it drops its sword;
 //   circler  runs in a circle and takes a blow to the chest: a powered hit reaction that returns
 //            to the run;
-//   faller   stands on the landing at the top of the stairs, is shot in the back and falls down them;
+//   faller   stands on the landing at the top of the stairs, is shot toward them and falls down them;
 //   knocked  stands looking at the player (its head is the game's look-at), is knocked down by a
 //            blast and gets up, then stands again where it got up.
 //
@@ -18,7 +18,7 @@
 // which character and bone hit what, with the impulse) and each character's frame cost, checks
 // its own figures and exits non-zero naming every check that failed. Run it from the project root:
 //
-//   build/game          (after building examples/game against an installed handoff; README)
+//   build/game/game          (after building examples/game against an installed handoff; README)
 //
 // docs/INTEGRATION.md's code comes from the regions marked "[snippet name]" below.
 #include <handoff/controller.h>
@@ -160,7 +160,7 @@ void aimHead(Npc& npc, const handoff::RagdollAsset& asset, int head, const Vec3&
 /// A death: the character goes ragdoll for good and takes a bullet's `impulse` [N s] on `body` at `point`.
 void kill(Npc& npc, int body, const Vec3& impulse, const Vec3& point) {
   // [snippet ragdoll]
-  // The dense sample: the game's animation an eighth of a frame before the last input, with its root then.
+  // The dense sample: the game's animation 1/8 frame before the last input, with its root then.
   const Transform denseRoot = npc.locomotion.sampleBefore(kFrame / 8, npc.dense);
   const handoff::AnimationInput dense{npc.clock - kFrame / 8, denseRoot, npc.dense, /*teleport=*/false};
   npc.character->setGetUpAllowed(false);  // dead: no get-up
@@ -223,7 +223,6 @@ int main() {
   if (!level) return fail(level.error());
   game.addLevel(*level);  // the game's own static btBvhTriangleMeshShape bodies
   // [/snippet]
-  game.addGround();
   game.addCrate("crate on the lane", btVector3(-1.4f, 0.3f, -5.0f), btVector3(0.3f, 0.3f, 0.3f), 10.0);
   game.addCrate("crate by the stairs", btVector3(2.6f, 0.3f, -1.0f), btVector3(0.3f, 0.3f, 0.3f), 10.0);
   game.addCrate("crate in the corner", btVector3(8.0f, 0.3f, 8.0f), btVector3(0.3f, 0.3f, 0.3f), 10.0);
@@ -282,8 +281,8 @@ int main() {
   runner.name = "runner";
   runner.locomotion.start(run, {game::yawRotation(0.0), Vec3{-7.0, 0.0, -5.0}});
   circler.name = "circler";
-  const double circleRadius = 3.0;
-  circler.locomotion.start(run, {game::yawRotation(0.0), Vec3{6.0, 0.0, -7.0}});
+  const double circleRadius = 3.0;  // around (6, 0, -7)
+  circler.locomotion.start(run, {game::yawRotation(0.0), Vec3{6.0, 0.0, -4.0}});
   circler.locomotion.turnRate = runSpeed / circleRadius;  // counter-clockwise seen from above
   faller.name = "faller";
   faller.locomotion.start(idle,
@@ -369,8 +368,8 @@ int main() {
       const handoff::CharacterBodyInfo who = handoff::characterBodyInfo(physics, e.body);
       if (who.character == nullptr || who.part.body < 0) continue;  // not a character's limb
       const game::Thing* thing = game.find(e.otherEngineObject);    // one of the game's own objects?
-      const handoff::CharacterBodyInfo other =
-          handoff::characterBodyInfo(physics, e.other);  // or a character's
+      // Or another character's body:
+      const handoff::CharacterBodyInfo other = handoff::characterBodyInfo(physics, e.other);
       impacts.play(npcs, now, who, thing, other, e);
     }
     // [/snippet]
@@ -391,11 +390,9 @@ int main() {
       const handoff::CharacterBodyInfo who = handoff::characterBodyInfo(physics, hit.body);
       if (who.character == runner.character.get() && who.part.body >= 0) {
         shotBone = skeleton.jointNames[static_cast<size_t>(who.part.bone)];
-        std::printf(
-            "%6.2f s  the player shoots the runner: the ray hits bone '%s' (body '%s', slot %s) %.2f m "
-            "away\n",
-            now, shotBone.c_str(), asset->bodies[static_cast<size_t>(who.part.body)].name.c_str(),
-            handoff::slotName(who.part.slot), hit.fraction * 30.0);
+        std::printf("%6.2f s  shot: the ray hits the runner's bone '%s' (body '%s', slot %s)\n", now,
+                    shotBone.c_str(), asset->bodies[static_cast<size_t>(who.part.body)].name.c_str(),
+                    handoff::slotName(who.part.slot));
         kill(runner, who.part.body, 30.0 * aim, hit.point);  // the bullet's impulse [N s] where it hit
       }
       // [/snippet]

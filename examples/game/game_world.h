@@ -74,18 +74,6 @@ struct GameWorld {
     }
   }
 
-  /// The ground: a static plane at y = 0 under the level.
-  void addGround() {
-    Thing t;
-    t.name = "the ground";
-    t.shape = std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0);
-    btRigidBody::btRigidBodyConstructionInfo info(0, nullptr, t.shape.get());
-    info.m_friction = 0.8f;
-    t.body = std::make_unique<btRigidBody>(info);
-    world.addRigidBody(t.body.get(), kGroupLevel, kGroupAll & ~kGroupLevel);
-    things.push_back(std::move(t));
-  }
-
   /// A dynamic crate of `half` extents [m] and `mass` [kg] resting on the ground at `at`.
   btRigidBody* addCrate(const std::string& name, const btVector3& at, const btVector3& half, double mass) {
     Thing t;

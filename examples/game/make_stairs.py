@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes stairs.glb, the example game's level piece: a staircase of seven 0.2 m steps (0.3 m deep,
-3 m wide) from the ground (y = 0) up to a landing 1.4 m high and 3 m deep, one mesh "Stairs" in
-metres, Y up (glTF's convention), closed at the sides and the back. The game stands it on its own
-ground plane. Deterministic: running it again gives the same bytes.
+"""Writes stairs.glb, the example game's level: a 30 x 30 m floor of 1 m tiles (mesh "Floor", at
+y = 0) and a staircase of seven 0.2 m steps (0.3 m deep, 3 m wide) from the floor up to a landing
+1.4 m high and 3 m deep (mesh "Stairs", closed at the sides and the back), in metres, Y up (glTF's
+convention). Deterministic: running it again gives the same bytes.
 
     python3 examples/game/make_stairs.py examples/game/stairs.glb
 """
@@ -11,6 +11,7 @@ import struct
 import sys
 
 RISE, RUN, WIDTH, STEPS, LANDING = 0.2, 0.3, 3.0, 7, 3.0
+FLOOR = 15.0  # half the floor's side [m]
 
 
 def quad(verts, idx, a, b, c, d):
@@ -18,6 +19,17 @@ def quad(verts, idx, a, b, c, d):
     base = len(verts)
     verts.extend([a, b, c, d])
     idx.extend([base, base + 1, base + 2, base, base + 2, base + 3])
+
+
+def floor():
+    """A grid of 1 m tiles, as a game's floor is modelled (no 30 m triangles)."""
+    v, i = [], []
+    n = int(2 * FLOOR)
+    for a in range(n):
+        for b in range(n):
+            x0, z0 = -FLOOR + a, -FLOOR + b
+            quad(v, i, (x0, 0, z0), (x0, 0, z0 + 1), (x0 + 1, 0, z0 + 1), (x0 + 1, 0, z0))
+    return v, i
 
 
 def stairs():
@@ -38,7 +50,7 @@ def stairs():
 
 
 def main(path):
-    meshes = [("Stairs", *stairs())]
+    meshes = [("Floor", *floor()), ("Stairs", *stairs())]
     binary = bytearray()
     views, accessors, gltf_meshes, nodes = [], [], [], []
     for n, (name, verts, idx) in enumerate(meshes):
