@@ -9,6 +9,7 @@
 
 #include <handoff/level.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
