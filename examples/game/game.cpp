@@ -483,6 +483,10 @@ int main() {
         npc.name + format(": no simulated body below the floor (lowest shape point %.3f m; tolerance 0.03 m)",
                           npc.lowestBodyPoint));
   }
+  check(game.ticks == kFrames * kSubsteps && std::abs(game.tickMax - kFrame / kSubsteps) < 1e-6 &&
+            std::abs(game.tickMin - kFrame / kSubsteps) < 1e-6,
+        format("the game's own tick callback ran every substep: %.0f ticks of %.5f-%.5f s", game.ticks,
+               game.tickMin, game.tickMax));
   bool anyPushed = false;
   for (size_t i = 0; i < game.things.size(); ++i) {
     const game::Thing& thing = game.things[i];

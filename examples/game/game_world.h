@@ -9,6 +9,7 @@
 
 #include <handoff/level.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,7 +45,21 @@ struct GameWorld {
   btDiscreteDynamicsWorld world{&dispatcher, &broadphase, &solver, &config};
   std::vector<Thing> things;
 
-  GameWorld() { world.setGravity(btVector3(0, -9.81f, 0)); }
+  // The game's own substep work (its vehicles, its triggers): a Bullet internal tick callback,
+  // here counting the substeps and their length. handoff chains it when it joins.
+  int ticks = 0;
+  double tickMin = 1e9, tickMax = 0.0;  // [s]
+
+  GameWorld() {
+    world.setGravity(btVector3(0, -9.81f, 0));
+    world.setInternalTickCallback(&GameWorld::onTick, this, /*isPreTick=*/false);
+  }
+  static void onTick(btDynamicsWorld* w, btScalar timeStep) {
+    GameWorld& game = *static_cast<GameWorld*>(w->getWorldUserInfo());
+    ++game.ticks;
+    game.tickMin = std::min(game.tickMin, double(timeStep));
+    game.tickMax = std::max(game.tickMax, double(timeStep));
+  }
   ~GameWorld() {
     for (Thing& t : things) world.removeRigidBody(t.body.get());
   }
