@@ -112,7 +112,9 @@ struct Locomotion {
 
   Transform root() const { return {yawRotation(yaw), position}; }
 
-  /// Starts `c` on `at` (a root on the ground, as Character::displayRoot() after a get-up).
+  /// Starts `c` on `at` (a root on the ground, as Character::displayRoot() after a get-up). The
+  /// game's clips run along the root's +X: the DeepMimic rig's forward (RagdollAsset::modelForward),
+  /// which is the way handoff's roots face.
   void start(const AnimClip& c, const Transform& at) {
     clip = &c;
     position = at.translation;
