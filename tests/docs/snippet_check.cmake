@@ -1,0 +1,101 @@
+# The guide's code is the example game's code: every ```cpp block of DOC must follow a marker
+#
+#   <!-- snippet: examples/game/game.cpp name -->
+#
+# and be byte for byte the region of that file (under SOURCE_ROOT) between the lines
+# "// [snippet name]" and "// [/snippet]", without the indentation of the opening marker line.
+# Findings: a block without a marker, a marker whose region does not exist, a block that differs
+# from its region. The example is built and run by install.find_package, so the guide's code
+# compiles and runs.
+#
+#   cmake -DDOC=docs/INTEGRATION.md -DSOURCE_ROOT=. -P snippet_check.cmake
+#   cmake -DDOC=fixtures/snippets.md -DSOURCE_ROOT=fixtures -DEXPECT_FINDINGS=3 -P snippet_check.cmake
+cmake_policy(VERSION 3.20)
+if(NOT DOC OR NOT SOURCE_ROOT)
+  message(FATAL_ERROR "DOC and SOURCE_ROOT must be given")
+endif()
+file(READ ${DOC} doc)
+set(findings 0)
+set(checked 0)
+set(report "")
+
+# Blocks without a marker: every ```cpp must come right after one.
+string(REGEX MATCHALL "```cpp" blocks "${doc}")
+string(REGEX MATCHALL "<!-- snippet: [^ ]+ [^ ]+ -->\n```cpp\n" marked "${doc}")
+list(LENGTH blocks blockCount)
+list(LENGTH marked markedCount)
+if(NOT blockCount EQUAL markedCount)
+  math(EXPR unmarked "${blockCount} - ${markedCount}")
+  math(EXPR findings "${findings} + ${unmarked}")
+  string(APPEND report "${DOC}: ${unmarked} ```cpp block(s) without a snippet marker\n")
+endif()
+
+set(rest "${doc}")
+while(TRUE)
+  string(FIND "${rest}" "<!-- snippet: " at)
+  if(at EQUAL -1)
+    break()
+  endif()
+  string(SUBSTRING "${rest}" ${at} -1 rest)
+  string(FIND "${rest}" " -->" end)
+  math(EXPR headLength "${end} - 14")
+  string(SUBSTRING "${rest}" 14 ${headLength} head)
+  separate_arguments(parts UNIX_COMMAND "${head}")
+  list(GET parts 0 path)
+  list(GET parts 1 name)
+  math(EXPR checked "${checked} + 1")
+  # The block: from after "```cpp\n" to the closing "```".
+  string(FIND "${rest}" "```cpp\n" open)
+  string(SUBSTRING "${rest}" ${open} -1 rest)
+  string(SUBSTRING "${rest}" 7 -1 rest)
+  string(FIND "${rest}" "```" close)
+  string(SUBSTRING "${rest}" 0 ${close} block)
+  string(SUBSTRING "${rest}" ${close} -1 rest)
+  # The region.
+  if(NOT EXISTS ${SOURCE_ROOT}/${path})
+    math(EXPR findings "${findings} + 1")
+    string(APPEND report "snippet '${name}': no file ${path}\n")
+    continue()
+  endif()
+  file(READ ${SOURCE_ROOT}/${path} source)
+  set(marker "// [snippet ${name}]\n")
+  string(FIND "${source}" "${marker}" markerAt)
+  if(markerAt EQUAL -1)
+    math(EXPR findings "${findings} + 1")
+    string(APPEND report "snippet '${name}': no line \"// [snippet ${name}]\" in ${path}\n")
+    continue()
+  endif()
+  # The marker line's indentation: from the line's start to the marker.
+  string(SUBSTRING "${source}" 0 ${markerAt} before)
+  string(FIND "${before}" "\n" lineStart REVERSE)
+  math(EXPR lineStart "${lineStart} + 1")
+  math(EXPR indentLength "${markerAt} - ${lineStart}")
+  string(SUBSTRING "${source}" ${lineStart} ${indentLength} indent)
+  string(LENGTH "${marker}" markerLength)
+  math(EXPR regionAt "${markerAt} + ${markerLength}")
+  string(SUBSTRING "${source}" ${regionAt} -1 region)
+  string(FIND "${region}" "${indent}// [/snippet]\n" regionEnd)
+  if(regionEnd EQUAL -1)
+    math(EXPR findings "${findings} + 1")
+    string(APPEND report "snippet '${name}': no closing \"// [/snippet]\" in ${path}\n")
+    continue()
+  endif()
+  string(SUBSTRING "${region}" 0 ${regionEnd} region)
+  string(REPLACE "\n${indent}" "\n" region "\n${region}")
+  string(SUBSTRING "${region}" 1 -1 region)
+  if(NOT block STREQUAL region)
+    math(EXPR findings "${findings} + 1")
+    string(APPEND report "snippet '${name}' differs from ${path}:\n--- ${DOC}:\n${block}--- ${path}:\n${region}")
+  endif()
+endwhile()
+
+if(DEFINED EXPECT_FINDINGS)
+  if(NOT findings EQUAL EXPECT_FINDINGS)
+    message(FATAL_ERROR "self-test: ${findings} findings, expected ${EXPECT_FINDINGS}\n${report}")
+  endif()
+  message("self-test ok: ${findings} findings in ${checked} snippets\n${report}")
+elseif(findings GREATER 0 OR checked EQUAL 0)
+  message(FATAL_ERROR "${findings} findings in ${checked} snippets of ${DOC}:\n${report}")
+else()
+  message("${checked} snippets of ${DOC} are their regions of the example source, byte for byte")
+endif()
