@@ -5,12 +5,16 @@
 #include "handoff/physics_bullet.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -290,6 +294,87 @@ TEST(Level, DracoCompressedTestMap) {
   EXPECT_NEAR(level->boundsMin.x, -100.0, 0.01);
   EXPECT_NEAR(level->boundsMax.x, 100.0, 0.01);
   EXPECT_NEAR(level->boundsMax.y, 102.0, 0.01);
+}
+
+}  // namespace
+}  // namespace handoff
+
+namespace handoff {
+namespace {
+
+/// tests/data/level/draco_box.glb (the ecctrl map's Box1X1 alone, 12 triangles) with its JSON
+/// changed by `edit` and its Draco bytes by `corrupt`, written to a file of its own.
+template <class Edit, class Corrupt>
+std::string brokenDracoBox(const std::string& name, Edit edit, Corrupt corrupt) {
+  std::ifstream in(kDir + "draco_box.glb", std::ios::binary);
+  std::string glb((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::uint32_t jsonLength = 0;
+  std::memcpy(&jsonLength, glb.data() + 12, 4);
+  nlohmann::json doc = nlohmann::json::parse(glb.substr(20, jsonLength));
+  std::string bin = glb.substr(28 + jsonLength);
+  edit(doc);
+  corrupt(bin);
+  std::string json = doc.dump();
+  json.resize((json.size() + 3) / 4 * 4, ' ');
+  std::string out;
+  const auto u32 = [&](std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+  u32(0x46546C67);
+  u32(2);
+  u32(static_cast<std::uint32_t>(28 + json.size() + bin.size()));
+  u32(static_cast<std::uint32_t>(json.size()));
+  u32(0x4E4F534A);
+  out += json;
+  u32(static_cast<std::uint32_t>(bin.size()));
+  u32(0x004E4942);
+  out += bin;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "handoff_level_test_draco";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << out;
+  return path;
+}
+
+TEST(Level, DracoPrimitiveAloneAndItsErrors) {
+  Result<Level> box = loadLevel(kDir + "draco_box.glb");
+  ASSERT_TRUE(box.ok()) << box.error();
+  ASSERT_EQ(box->meshes.size(), 1u);
+  EXPECT_EQ(box->meshes[0].name, "Box1X1");
+  EXPECT_EQ(box->triangleCount(), 12u);
+  // A 1 m cube at its node's translation (-40, 0.5, 110).
+  EXPECT_NEAR(box->boundsMin.x, -40.5, 1e-3);
+  EXPECT_NEAR(box->boundsMax.y, 1.0, 1e-3);
+  EXPECT_NEAR(box->boundsMax.z, 110.5, 1e-3);
+  const auto keep = [](auto&) {};
+  const std::string draco = "meshes[0].primitives[0].extensions.KHR_draco_mesh_compression";
+  // Garbled compressed bytes (past Draco's header).
+  std::string path = brokenDracoBox("garbled.glb", keep, [](std::string& bin) {
+    for (size_t i = 16; i < bin.size(); ++i) bin[i] = static_cast<char>(0xA5 ^ bin[i]);
+  });
+  Result<Level> level = loadLevel(path);
+  ASSERT_FALSE(level.ok());
+  EXPECT_TRUE(contains(level.error(), path + ": " + draco)) << level.error();
+  // A vertex count that is not the decoded one.
+  path = brokenDracoBox(
+      "count.glb",
+      [](nlohmann::json& doc) {
+        for (int a = 0; a < 3; ++a) doc["accessors"][a]["count"] = 25;  // the three attributes
+      },
+      keep);
+  level = loadLevel(path);
+  ASSERT_FALSE(level.ok());
+  EXPECT_TRUE(contains(level.error(), draco + ": decodes to 24 vertices, POSITION's count is 25"))
+      << level.error();
+  // Accessors announcing more than 213 compressed bytes can hold.
+  path = brokenDracoBox(
+      "huge.glb",
+      [](nlohmann::json& doc) {
+        for (nlohmann::json& accessor : doc["accessors"]) accessor["count"] = 10'000'000;
+      },
+      keep);
+  level = loadLevel(path);
+  ASSERT_FALSE(level.ok());
+  EXPECT_TRUE(contains(level.error(), "more than Draco data can hold")) << level.error();
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
 }
 
 }  // namespace
