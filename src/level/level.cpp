@@ -245,6 +245,16 @@ Result<Level> loadLevel(const std::string& path, const LevelOptions& options) {
 
 Result<std::vector<BodyId>> addLevel(PhysicsWorld& world, const Level& level,
                                      const LevelPlacement& placement) {
+  // Checked here, whatever the engine checks: nothing is made from a placement that is wrong.
+  const Transform& pose = placement.worldFromLevel;
+  if (!isFinite(pose) || !(glm::dot(pose.rotation, pose.rotation) > 1e-12))
+    return Error{level.source + ": LevelPlacement::worldFromLevel must be finite with a non-zero rotation"};
+  if (!(std::isfinite(placement.friction) && placement.friction >= 0.0))
+    return Error{level.source + ": LevelPlacement::friction must be finite and >= 0, got " +
+                 format(placement.friction)};
+  if (!(placement.restitution >= 0.0 && placement.restitution <= 1.0))
+    return Error{level.source + ": LevelPlacement::restitution must be in [0, 1], got " +
+                 format(placement.restitution)};
   std::vector<BodyId> bodies;
   bodies.reserve(level.meshes.size());
   const auto undo = [&](const std::string& message) -> Result<std::vector<BodyId>> {

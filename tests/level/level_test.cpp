@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,28 @@ TEST(Level, AddLevelMakesStaticBodiesAndUndoesOnError) {
   EXPECT_TRUE(contains(failed.error(), "stairs.gltf: mesh 'ramp': createShape(TriangleMeshDesc)"))
       << failed.error();
   EXPECT_EQ(world->bodyCount(), 3);
+  // A placement that is wrong adds nothing.
+  LevelPlacement bad;
+  bad.friction = std::nan("");
+  failed = addLevel(*world, *level, bad);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_TRUE(contains(failed.error(), "LevelPlacement::friction")) << failed.error();
+  bad = LevelPlacement{};
+  bad.restitution = 1.5;
+  EXPECT_FALSE(addLevel(*world, *level, bad).ok());
+  bad = LevelPlacement{};
+  bad.worldFromLevel.translation.x = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(addLevel(*world, *level, bad).ok());
+  EXPECT_EQ(world->bodyCount(), 3);
+  // Placed 2 m up and turned 90 degrees about +Y: tread 2 (level z in [-1.4, -1.1]) is at world
+  // x in [-1.4, -1.1] (rotY90 maps (x, y, z) to (z, y, -x)), y = 2.6.
+  auto moved = createBulletWorld();
+  LevelPlacement placement;
+  placement.worldFromLevel = Transform{glm::angleAxis(M_PI / 2, Vec3{0, 1, 0}), Vec3{0.0, 2.0, 0.0}};
+  ASSERT_TRUE(addLevel(*moved, *level, placement).ok());
+  const CastHit placed = moved->castRay(Vec3{-1.25, 4.0, 0.5}, Vec3{-1.25, 0.0, 0.5}, layers::kAll);
+  ASSERT_TRUE(placed.hit());
+  EXPECT_NEAR(placed.point.y, 2.6, 1e-5);
 }
 
 // A sphere dropped on the loaded stairs comes to rest on the tread under it, at the tread's height
