@@ -56,13 +56,13 @@ void expectStairs(const Level& level) {
   EXPECT_EQ(level.meshes[2].name, "ramp");  // an unnamed node is named by its mesh
   EXPECT_EQ(level.meshes[0].indices.size(), 2u * 3u);
   EXPECT_EQ(level.meshes[1].indices.size(), 12u * 3u);
-  EXPECT_EQ(level.meshes[2].indices.size(), 2u * 3u);  // a strip of 4 vertices
-  EXPECT_EQ(level.triangleCount(), 16u);
+  EXPECT_EQ(level.meshes[2].indices.size(), 5u * 3u);  // a strip of 4 vertices and a fan of 5
+  EXPECT_EQ(level.triangleCount(), 19u);
   EXPECT_EQ(level.droppedDegenerate, 1u);
   EXPECT_EQ(findMesh(level, "Hidden"), nullptr);  // scene 0 is not the default scene
   // Pivot (rotation 90 degrees about +Y) * Stairs (translation, scale (1, 0.5, 1)).
   expectBounds(level.meshes[1], Vec3{-1.0, 0.0, -1.4}, Vec3{0.0, 0.6, -0.5});
-  expectBounds(level.meshes[2], Vec3{2.0, 0.0, 0.0}, Vec3{3.0, 0.5, 1.0});
+  expectBounds(level.meshes[2], Vec3{2.0, 0.0, 0.0}, Vec3{3.0, 0.5, 2.5});
   const Vec3 lo{-3.0, 0.0, -3.0}, hi{3.0, 0.6, 3.0};
   for (int k = 0; k < 3; ++k) {
     EXPECT_NEAR(level.boundsMin[k], lo[k], kFloatTol);
@@ -129,13 +129,13 @@ TEST(Level, NonFiniteVertexIsRefusedNamingTheMesh) {
 
 TEST(Level, BoundsOfTheOptionsAreRefused) {
   LevelOptions options;
-  options.maxTriangles = 16;  // exactly the level's: accepted (the bound counts before dropping)
-  options.maxTriangles = 17;
+  // The bound counts the file's triangles before the degenerate one is dropped: 20.
+  options.maxTriangles = 20;
   EXPECT_TRUE(loadLevel(kDir + "stairs.gltf", options).ok());
-  options.maxTriangles = 10;
+  options.maxTriangles = 19;
   Result<Level> level = loadLevel(kDir + "stairs.gltf", options);
   ASSERT_FALSE(level.ok());
-  EXPECT_TRUE(contains(level.error(), "stairs.gltf: 17 triangles, more than LevelOptions::maxTriangles (10)"))
+  EXPECT_TRUE(contains(level.error(), "stairs.gltf: 20 triangles, more than LevelOptions::maxTriangles (19)"))
       << level.error();
   options = LevelOptions{};
   options.maxFileBytes = 1000;
