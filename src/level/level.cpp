@@ -34,6 +34,8 @@ namespace {
 constexpr double kMinEdge = 1e-6;
 /// Smallest area of a kept triangle. [m^2]
 constexpr double kMinArea = 1e-12;
+/// Most vertices of one mesh (TriangleMeshDesc's bound, 2^24).
+constexpr size_t kMaxMeshVertices = size_t{1} << 24;
 
 std::string format(double value) {
   std::ostringstream out;
@@ -131,6 +133,14 @@ Result<Level> buildLevel(const aiScene& scene, const std::string& source, const 
     for (unsigned m = 0; m < n.node->mNumMeshes; ++m) {
       if (n.node->mMeshes[m] >= scene.mNumMeshes) continue;
       const aiMesh& mesh = *scene.mMeshes[n.node->mMeshes[m]];
+      if (triangleFaces(mesh) == 0) {  // points or lines only: their vertices are not the level's
+        skipped += mesh.mNumFaces;
+        continue;
+      }
+      if (out.vertices.size() + mesh.mNumVertices > kMaxMeshVertices) {
+        return Error{source + ": mesh '" + out.name + "': more than " + std::to_string(kMaxMeshVertices) +
+                     " vertices (a triangle mesh's most, TriangleMeshDesc)"};
+      }
       const auto base = static_cast<std::uint32_t>(out.vertices.size());
       for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
         const aiVector3D& p = mesh.mVertices[v];
