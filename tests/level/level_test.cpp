@@ -5,6 +5,7 @@
 #include "handoff/physics_bullet.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -46,6 +47,14 @@ void expectBounds(const LevelMesh& mesh, const Vec3& lo, const Vec3& hi) {
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+/// A scratch folder of this process's own (tests of several builds may run at once).
+std::filesystem::path scratch(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("handoff_level_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 /// What every reading of the staircase level must give (make_stairs.py).
@@ -153,8 +162,7 @@ TEST(Level, MissingExternalBufferIsRefusedNamingIt) {
 }
 
 TEST(Level, WhatIsNotGltfIsRefused) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "handoff_level_test";
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = scratch("not_gltf");
   const std::string text = (dir / "notes.gltf").string();
   std::ofstream(text) << "HIERARCHY\nROOT Hips\n";
   Result<Level> level = loadLevel(text);
@@ -350,8 +358,7 @@ std::string brokenDracoBox(const std::string& name, Edit edit, Corrupt corrupt) 
   u32(static_cast<std::uint32_t>(bin.size()));
   u32(0x004E4942);
   out += bin;
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "handoff_level_test_draco";
-  std::filesystem::create_directories(dir);
+  const std::filesystem::path dir = scratch("draco");
   const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << out;
   return path;
