@@ -409,3 +409,46 @@ TEST(Level, DracoPrimitiveAloneAndItsErrors) {
 
 }  // namespace
 }  // namespace handoff
+
+namespace handoff {
+namespace {
+
+// The Draco map as Bullet geometry (26 static meshes, 12,090 triangles over 200 x 380 m): rays
+// find Ramp20's slope and Box1X1's top, and a sphere dropped on the box rests on it (the 2 mm of
+// SphereComesToRestOnTheLoadedStairs; its radius puts its centre 0.1 m above the top).
+TEST(Level, DracoTestMapInABulletWorld) {
+  Result<Level> level = loadLevel(kDir + "ecctrl_testmap.glb");
+  ASSERT_TRUE(level.ok()) << level.error();
+  auto world = createBulletWorld();
+  Result<std::vector<BodyId>> bodies = addLevel(*world, *level);
+  ASSERT_TRUE(bodies.ok()) << bodies.error();
+  EXPECT_EQ(world->bodyCount(), 26);
+  // Ramp20 (x in [20, 50], z in [-90, -80]) climbs from y = 0 at x = 20 to its 20 m plateau at
+  // 10 tan 20 = 3.64 m (x = 30), and down again from x = 40: at x = 25 the ray meets the slope.
+  // Heights within 1 cm: Draco quantizes positions (here the plateau is 0.7 mm off 10 tan 20).
+  const CastHit ramp = world->castRay(Vec3{25.0, 10.0, -85.0}, Vec3{25.0, -1.0, -85.0}, layers::kAll);
+  ASSERT_TRUE(ramp.hit());
+  const double slope = std::acos(std::abs(ramp.normal.y)) * 180.0 / M_PI;
+  std::printf("Ramp20 at x = 25: y %.4f m, slope %.3f degrees\n", ramp.point.y, slope);
+  EXPECT_NEAR(slope, 20.0, 0.05);
+  EXPECT_NEAR(ramp.point.y, 5.0 * std::tan(20.0 * M_PI / 180.0), 0.01);
+  // Box1X1: a 1 m cube at (-40, 0.5, 110).
+  const CastHit top = world->castRay(Vec3{-40.0, 5.0, 110.0}, Vec3{-40.0, -1.0, 110.0}, layers::kAll);
+  ASSERT_TRUE(top.hit());
+  EXPECT_NEAR(top.point.y, 1.0, 1e-3);
+  BodyDesc sphere;
+  sphere.shape.type = ShapeType::Sphere;
+  sphere.shape.radius = 0.1;
+  sphere.mass = 1.0;
+  sphere.rollingFriction = 0.01;
+  sphere.worldFromBody = Transform::fromTranslation(Vec3{-40.0, 3.0, 110.0});
+  sphere.filter = CollisionFilter{layers::kDebris, layers::kAll};
+  Result<BodyId> id = world->createBody(sphere);
+  ASSERT_TRUE(id.ok()) << id.error();
+  for (int i = 0; i < 180; ++i) world->step(1.0 / 60.0, 2);
+  std::printf("sphere on Box1X1: centre y %.5f m\n", world->transform(*id).translation.y);
+  EXPECT_NEAR(world->transform(*id).translation.y, 1.1, 2e-3);
+}
+
+}  // namespace
+}  // namespace handoff
