@@ -34,6 +34,8 @@ namespace {
 constexpr double kMinEdge = 1e-6;
 /// Smallest area of a kept triangle. [m^2]
 constexpr double kMinArea = 1e-12;
+/// Most vertices of one mesh (TriangleMeshDesc's bound, 2^24).
+constexpr size_t kMaxMeshVertices = size_t{1} << 24;
 
 std::string format(double value) {
   std::ostringstream out;
@@ -131,6 +133,14 @@ Result<Level> buildLevel(const aiScene& scene, const std::string& source, const 
     for (unsigned m = 0; m < n.node->mNumMeshes; ++m) {
       if (n.node->mMeshes[m] >= scene.mNumMeshes) continue;
       const aiMesh& mesh = *scene.mMeshes[n.node->mMeshes[m]];
+      if (triangleFaces(mesh) == 0) {  // points or lines only: their vertices are not the level's
+        skipped += mesh.mNumFaces;
+        continue;
+      }
+      if (out.vertices.size() + mesh.mNumVertices > kMaxMeshVertices) {
+        return Error{source + ": mesh '" + out.name + "': more than " + std::to_string(kMaxMeshVertices) +
+                     " vertices (a triangle mesh's most, TriangleMeshDesc)"};
+      }
       const auto base = static_cast<std::uint32_t>(out.vertices.size());
       for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
         const aiVector3D& p = mesh.mVertices[v];
@@ -245,6 +255,16 @@ Result<Level> loadLevel(const std::string& path, const LevelOptions& options) {
 
 Result<std::vector<BodyId>> addLevel(PhysicsWorld& world, const Level& level,
                                      const LevelPlacement& placement) {
+  // Checked here, whatever the engine checks: nothing is made from a placement that is wrong.
+  const Transform& pose = placement.worldFromLevel;
+  if (!isFinite(pose) || !(glm::dot(pose.rotation, pose.rotation) > 1e-12))
+    return Error{level.source + ": LevelPlacement::worldFromLevel must be finite with a non-zero rotation"};
+  if (!(std::isfinite(placement.friction) && placement.friction >= 0.0))
+    return Error{level.source + ": LevelPlacement::friction must be finite and >= 0, got " +
+                 format(placement.friction)};
+  if (!(placement.restitution >= 0.0 && placement.restitution <= 1.0))
+    return Error{level.source + ": LevelPlacement::restitution must be in [0, 1], got " +
+                 format(placement.restitution)};
   std::vector<BodyId> bodies;
   bodies.reserve(level.meshes.size());
   const auto undo = [&](const std::string& message) -> Result<std::vector<BodyId>> {

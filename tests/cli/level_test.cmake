@@ -11,7 +11,7 @@ string(JSON dropped GET "${out}" droppedDegenerate)
 string(JSON top GET "${out}" boundsMax 1)
 string(JSON stairs GET "${out}" perMesh 1 name)
 string(JSON warnings LENGTH "${out}" warnings)
-if(NOT meshes EQUAL 3 OR NOT triangles EQUAL 16 OR NOT dropped EQUAL 1 OR NOT stairs STREQUAL "Stairs"
+if(NOT meshes EQUAL 3 OR NOT triangles EQUAL 19 OR NOT dropped EQUAL 1 OR NOT stairs STREQUAL "Stairs"
    OR warnings LESS 1)
   message(FATAL_ERROR "unexpected level output: meshes ${meshes} triangles ${triangles} dropped ${dropped} "
                       "mesh 1 '${stairs}' warnings ${warnings}\n${out}")

@@ -17,19 +17,24 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 namespace {
 constexpr const char* kTarget = "level_fuzz";
 
-/// A folder of this process's own for the file under test.
+/// A folder of this process's own for the file under test, removed when the process ends.
+struct Folder {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("handoff_level_fuzz_" + std::to_string(::getpid()));
+  Folder() { std::filesystem::create_directories(path); }
+  ~Folder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
 const std::filesystem::path& folder() {
-  static const std::filesystem::path dir = [] {
-    const std::filesystem::path d =
-        std::filesystem::temp_directory_path() / ("handoff_level_fuzz_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
+  static const Folder dir;
+  return dir.path;
 }
 }  // namespace
 

@@ -12,8 +12,10 @@ it:
   (a repeated vertex). In the level's space (x, y, z) -> rotY90(T + S p) = (z', y', -x'): the
   stairs span x in [-1, 0], y in [0, 0.6], z in [-1.4, -0.5] and climb towards -Z; the treads are
   at y = 0.2 (z in [-0.8, -0.5]), 0.4 (z in [-1.1, -0.8]) and 0.6 (z in [-1.4, -1.1]).
-- An unnamed node (translation (2, 0, 0)), mesh "ramp": a TRIANGLE_STRIP of 4 vertices (2
-  triangles) rising from y = 0 at z = 0 to y = 0.5 at z = 1, x in [0, 1] (level x in [2, 3]).
+- An unnamed node (translation (2, 0, 0)), mesh "ramp" of two primitives: a TRIANGLE_STRIP of 4
+  vertices (2 triangles) rising from y = 0 at z = 0 to y = 0.5 at z = 1, x in [0, 1], and a
+  TRIANGLE_FAN of 5 vertices (3 triangles), a landing at y = 0.5 out to z = 2.5 (level x in [2, 3],
+  z in [0, 2.5]).
 - Node "Guide", mesh "guide": a LINES primitive only (skipped with a warning).
 - Scene 0 (not the default) holds node "Hidden" with mesh "hidden" (a triangle at y = 10): the
   default scene is scene 1, so it is not read.
@@ -67,6 +69,10 @@ class Builder:
         return len(self.doc["bufferViews"]) - 1
 
     def mesh(self, name, vertices, indices=None, mode=4):
+        self.doc["meshes"].append({"name": name, "primitives": [self.primitive(vertices, indices, mode)]})
+        return len(self.doc["meshes"]) - 1
+
+    def primitive(self, vertices, indices=None, mode=4):
         data = b"".join(struct.pack("<3f", *v) for v in vertices)
         view = self._view(data)
         finite = [v for v in vertices if all(math.isfinite(c) for c in v)]
@@ -81,8 +87,7 @@ class Builder:
             self.doc["accessors"].append({"bufferView": view, "componentType": USHORT,
                                           "count": len(indices), "type": "SCALAR"})
             primitive["indices"] = len(self.doc["accessors"]) - 1
-        self.doc["meshes"].append({"name": name, "primitives": [primitive]})
-        return len(self.doc["meshes"]) - 1
+        return primitive
 
     def node(self, **fields):
         self.doc["nodes"].append(fields)
@@ -102,6 +107,9 @@ def build(nonfinite=False):
         vertices[5] = (float("nan"), vertices[5][1], vertices[5][2])
     stairs = b.mesh("stairs", vertices, indices)
     ramp = b.mesh("ramp", [(0, 0, 0), (1, 0, 0), (0, 0.5, 1), (1, 0.5, 1)], None, mode=5)
+    # A second primitive: a TRIANGLE_FAN landing of 5 vertices (3 triangles) beyond the ramp's top.
+    b.doc["meshes"][ramp]["primitives"].append(
+        b.primitive([(0, 0.5, 1), (1, 0.5, 1), (1, 0.5, 2), (0.5, 0.5, 2.5), (0, 0.5, 2)], None, mode=6))
     guide = b.mesh("guide", [(0, 0, 0), (0, 1, 0)], None, mode=1)
     hidden = b.mesh("hidden", [(0, 10, 0), (1, 10, 0), (0, 10, 1)], None)
     n_floor = b.node(name="Floor", mesh=floor)
