@@ -1,5 +1,5 @@
-// What src/rig/import.cpp and import_finish.cpp share: the flattened Assimp node graph, what a
-// scene builds before its units and axes are settled, and that last step (finish, orientBvh).
+// What src/rig/import.cpp, import_meshes.cpp and import_finish.cpp share: the flattened Assimp node graph,
+// what a scene builds before its units and axes are settled, and that last step (finish, orientBvh).
 #pragma once
 
 #include "handoff/import.h"
@@ -16,6 +16,17 @@
 namespace handoff::import_detail {
 
 using Mat4 = glm::dmat4;
+
+/// Assimp's row-major matrix and vector in glm's types.
+inline Mat4 toMat4(const aiMatrix4x4& m) {
+  Mat4 result(1.0);
+  for (unsigned row = 0; row < 4; ++row) {
+    for (unsigned col = 0; col < 4; ++col) result[static_cast<int>(col)][static_cast<int>(row)] = m[row][col];
+  }
+  return result;
+}
+
+inline Vec3 toVec3(const aiVector3D& v) { return Vec3{v.x, v.y, v.z}; }
 
 /// A value for a message, `precision` significant digits.
 inline std::string format(double value, int precision = 6) {
@@ -75,6 +86,9 @@ struct Built {
 /// Units, up axis, hemisphere-continuous rotations and the checks every import ends with
 /// (import_finish.cpp).
 Status finish(Built& built, const std::string& source, const ImportOptions& options);
+/// Bind-pose meshes in model space (Y up, file units) into built.asset.meshes
+/// (import_meshes.cpp).
+void buildMeshes(const aiScene& scene, Built& built);
 /// A BVH's up axis and rest pose from its motion when its offsets are a local-frame stick.
 void orientBvh(ImportedAsset& asset);
 
