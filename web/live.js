@@ -2,6 +2,8 @@
 // library — a ScenarioSession on a scenario being written — and streams frames as server-sent
 // events (api/stream: `state`, `log`, `notice`, `frame`); this page draws them with the viewer's
 // scene and overlays (stage.js, overlay.js) and sends triggers, hits and tuning as POST requests.
+// This file holds the requests, the stream, the rig, the panel, files and triggers; the tuning
+// panel with the cone handles is live_tune.js, the pointer (hits, handle drags) live_pointer.js.
 //
 // URL parameters: ?fps=N caps the drawing rate.
 // window.live exposes the state for tests: ready, connected, frame, state, sessionId, frames
@@ -12,11 +14,12 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { createStage, placeCamera, follow } from './stage.js';
 import {
   EVENT_COLORS, FIGURES, stateColorCss, dispose, buildCharacter, colorBodies, showContacts, updateSkeletonLines,
-  applyToggles as applyOverlayToggles, setJointLimits, styleStaticBox, swingDirection,
+  applyToggles as applyOverlayToggles, styleStaticBox,
 } from './overlay.js';
+import { $, DEG, option } from './live_dom.js';
+import { initTuning, showSession, showHandles, updateHandles, tune } from './live_tune.js';
+import { initPointer, bodyScreenPoint } from './live_pointer.js';
 
-const $ = (id) => document.getElementById(id);
-const DEG = 180 / Math.PI;
 const REGIONS = ['full_body', 'upper_body', 'lower_body', 'spine', 'head', 'arms', 'legs', 'left_arm', 'right_arm',
   'left_leg', 'right_leg'];
 const toggleIds = { mesh: 'showMesh', bodies: 'showBodies', skeleton: 'showSkeleton', joints: 'showJoints',
@@ -306,14 +309,6 @@ function showTiming(t) {
     `session start ${fmt(t.startMs, 0)} ms`;
 }
 
-function option(value, text = value) {
-  const o = document.createElement('option');
-  o.value = value;
-  o.textContent = text;
-  return o;
-}
-
-let lastSessionForFields = -1;
 function applyState(doc) {
   const sessionChanged = live.doc?.sessionId !== doc.sessionId;
   live.doc = doc;
@@ -333,12 +328,8 @@ function applyState(doc) {
       o.selected = chosen.has(b.name);
       return o;
     }));
-    fillTuneTargets();
   }
-  if (sessionChanged || lastSessionForFields !== doc.sessionId) {
-    lastSessionForFields = doc.sessionId;
-    fillTuneFields();
-  }
+  showSession(doc, sessionChanged);
   $('speed').value = String(doc.speed);
   $('speedLabel').textContent = `${doc.speed.toFixed(2)}×`;
   $('play').textContent = doc.playing ? '❚❚' : '▶';
@@ -410,440 +401,24 @@ function highlightEvents(t) {
   for (const li of $('events').children) li.style.opacity = li.dataset.time !== undefined && Number(li.dataset.time) > t + 1e-6 ? 0.45 : 1;
 }
 
-// --- tuning -------------------------------------------------------------------------------------
+// --- tuning and the pointer (live_tune.js, live_pointer.js) --------------------------------------
 
-function fillTuneTargets() {
-  const doc = live.doc;
-  const kind = $('tuneKind').value;
-  const select = $('tuneTarget');
-  const wanted = select.value;
-  let items = [];
-  if (kind === 'joint') items = doc.joints.map((j) => [j.name, `${j.name} (${j.group})${j.edited ? ' *' : ''}`]);
-  else if (kind === 'group') items = doc.groups.filter((g) => g.used).map((g) => [g.name, `${g.name}${g.edited ? ' *' : ''}`]);
-  else if (kind === 'body') items = doc.bodies.map((b) => [b.name, `${b.name} (${b.slot})${b.edited ? ' *' : ''}`]);
-  else items = [['settings', 'handoff and recovery settings']];
-  select.replaceChildren(...items.map(([v, t]) => option(v, t)));
-  if (items.some(([v]) => v === wanted)) select.value = wanted;
-  $('tuneJoint').hidden = kind !== 'joint' && kind !== 'group';
-  $('tuneBody').hidden = kind !== 'body';
-  $('tuneSettings').hidden = kind !== 'settings';
-}
-
-/// The item being tuned: {kind, name, values}.
-function tuneItem() {
-  const doc = live.doc;
-  const kind = $('tuneKind').value;
-  const name = $('tuneTarget').value;
-  if (kind === 'joint') return { kind, name, values: doc.joints.find((j) => j.name === name) };
-  if (kind === 'group') return { kind, name, values: doc.groups.find((g) => g.name === name)?.preset };
-  if (kind === 'body') return { kind, name, values: doc.bodies.find((b) => b.name === name) };
-  return { kind, name, values: { settings: doc.settings, recovery: doc.recovery } };
-}
-
-function buildAxes() {
-  const axes = $('axes');
-  axes.replaceChildren();
-  ['X', 'Y', 'Z'].forEach((label, i) => {
-    const name = document.createElement('span');
-    name.textContent = label;
-    axes.append(name);
-    for (const side of ['lower', 'upper']) {
-      const input = document.createElement('input');
-      input.type = 'range';
-      input.min = '-180';
-      input.max = '180';
-      input.step = '0.5';
-      input.id = `${side}${i}`;
-      input.setAttribute('aria-label', `${side} ${label}`);
-      input.addEventListener('input', () => {
-        showAxisValues();
-        previewLimits();
-      });
-      input.addEventListener('change', () => applyTune());
-      axes.append(input);
-    }
-    const value = document.createElement('span');
-    value.id = `axisValue${i}`;
-    value.className = 'muted';
-    value.style.gridColumn = '2 / span 2';
-    axes.append(value);
-  });
-  axes.style.gridTemplateColumns = '16px 1fr 1fr';
-}
-buildAxes();
-
-function showAxisValues() {
-  const item = tuneItem();
-  const angles = item.kind === 'joint' ? currentAngles(item.name) : null;
-  for (let i = 0; i < 3; i++) {
-    const lo = Number($(`lower${i}`).value);
-    const hi = Number($(`upper${i}`).value);
-    const state = lo > hi ? 'free' : lo === hi ? 'locked' : `${lo.toFixed(1)}° .. ${hi.toFixed(1)}°`;
-    $(`axisValue${i}`).textContent = `${state}${angles ? ` · now ${(angles[i] * DEG).toFixed(1)}°` : ''}`;
-  }
-}
-
-function currentAngles(jointName) {
-  const f = live.lastDrawn;
-  const index = live.doc?.joints.findIndex((j) => j.name === jointName);
-  if (!f || index === undefined || index < 0 || !f.angles) return null;
-  return f.angles.slice(3 * index, 3 * index + 3);
-}
-
-/// Sets an input to a value, remembering what it showed and the exact value behind it: a field
-/// the user did not touch sends back the exact value (or nothing), never its rounded display.
-function setField(input, exact, shown) {
-  if (input.type === 'checkbox') {
-    input.checked = exact;
-    input.dataset.shown = String(exact);
-  } else {
-    input.value = shown;
-    input.dataset.shown = input.value; // as the input normalised it (a range snaps to its step)
-  }
-  input.dataset.exact = JSON.stringify(exact);
-}
-const touched = (input) => (input.type === 'checkbox' ? String(input.checked) : input.value) !== input.dataset.shown;
-/// The field's value: the exact one behind an untouched field, else what it shows (divided by
-/// `scale`: degrees on screen, radians in the request).
-function fieldValue(input, scale = 1) {
-  if (!touched(input)) return JSON.parse(input.dataset.exact);
-  if (input.type === 'checkbox') return input.checked;
-  if (input.tagName === 'SELECT') return input.value;
-  return Number(input.value) / scale;
-}
-const shortNumber = (v) => String(Number(v.toPrecision(6)));
-
-function fillTuneFields() {
-  const item = tuneItem();
-  const v = item.values;
-  if (!v) return;
-  if (item.kind === 'joint' || item.kind === 'group') {
-    for (let i = 0; i < 3; i++) {
-      setField($(`lower${i}`), v.lower[i], String(v.lower[i] * DEG));
-      setField($(`upper${i}`), v.upper[i], String(v.upper[i] * DEG));
-    }
-    setField($('tStiffness'), v.stiffness, shortNumber(v.stiffness));
-    setField($('tDamping'), v.damping, shortNumber(v.damping));
-    setField($('tMaxTorque'), v.maxTorque, shortNumber(v.maxTorque));
-    $('tuneJointNote').textContent = item.kind === 'group'
-      ? (live.doc.groupsTunable ? 'anatomical preset, left side, from the neutral pose (docs/ASSET.md); the builder mirrors and shifts it per joint'
-        : 'this scenario loads an asset file: tune its joints one by one')
-      : 'final limits of this joint, relative to the bind pose, in its frame J (drag the cone handles in the view)';
-    showAxisValues();
-  } else if (item.kind === 'body') {
-    setField($('tMass'), v.mass, shortNumber(v.mass));
-    setField($('tRadius'), v.radius, shortNumber(v.radius));
-    $('tRadius').disabled = v.shape !== 'capsule' && v.shape !== 'sphere';
-  } else {
-    const s = v.settings;
-    const r = v.recovery;
-    for (const [id, value] of [['sBlend', s.displayBlendTime], ['sLook', s.limitLookAhead], ['sMaxV', s.maxLinearSpeed],
-      ['sMaxW', s.maxAngularSpeed], ['sSubsteps', s.substeps], ['rSettle', r.settleWindow], ['rTransition', r.transitionTime]]) {
-      setField($(id), value, String(value));
-    }
-    for (const [id, value] of [['sJoint', s.jointConsistency], ['sContacts', s.staticContacts], ['rComplete', r.completeGetUps]]) {
-      setField($(id), value);
-    }
-    setField($('sDrive'), s.driveMode, s.driveMode);
-  }
-  showHandles();
-}
-
-const limitInputs = (side) => [0, 1, 2].map((i) => $(`${side}${i}`));
-function limitsFromFields() {
-  return {
-    lower: limitInputs('lower').map((x) => fieldValue(x, DEG)),
-    upper: limitInputs('upper').map((x) => fieldValue(x, DEG)),
-  };
-}
-
-function previewLimits() {
-  const item = tuneItem();
-  if (item.kind !== 'joint' || !current) return;
-  const index = live.doc.joints.findIndex((j) => j.name === item.name);
-  const { lower, upper } = limitsFromFields();
-  setJointLimits(current, index, lower, upper);
-  applyToggles();
-  updateHandles();
-}
-
-/// The tune request for the item on show: only the fields the user changed (null: reset it).
-function tuneRequest(reset = false) {
-  const item = tuneItem();
-  if (item.kind === 'settings') {
-    if (reset) return { resetSettings: true };
-    const settings = {};
-    const recovery = {};
-    for (const [id, key] of [['sBlend', 'displayBlendTime'], ['sLook', 'limitLookAhead'], ['sMaxV', 'maxLinearSpeed'],
-      ['sMaxW', 'maxAngularSpeed'], ['sJoint', 'jointConsistency'], ['sContacts', 'staticContacts'], ['sDrive', 'driveMode'],
-      ['sSubsteps', 'substeps']]) {
-      if (touched($(id))) settings[key] = fieldValue($(id));
-    }
-    for (const [id, key] of [['rSettle', 'settleWindow'], ['rTransition', 'transitionTime'], ['rComplete', 'completeGetUps']]) {
-      if (touched($(id))) recovery[key] = fieldValue($(id));
-    }
-    return { settings, recovery };
-  }
-  let fields = null;
-  if (!reset) {
-    fields = {};
-    const { lower, upper } = limitsFromFields();
-    if (limitInputs('lower').some(touched)) fields.lower = lower;
-    if (limitInputs('upper').some(touched)) fields.upper = upper;
-    const numbers = item.kind === 'body' ? [['tMass', 'mass'], ['tRadius', 'radius']]
-      : [['tStiffness', 'stiffness'], ['tDamping', 'damping'], ['tMaxTorque', 'maxTorque']];
-    for (const [id, key] of numbers) {
-      if (touched($(id)) && !$(id).disabled) fields[key] = fieldValue($(id));
-    }
-  }
-  const section = { joint: 'joints', group: 'groups', body: 'bodies' }[item.kind];
-  return { [section]: { [item.name]: fields } };
-}
-
-const isEmptyRequest = (r) => Object.values(r).every((section) => typeof section === 'object' && section !== null &&
-  Object.values(section).every((fields) => fields !== null && typeof fields === 'object' && Object.keys(fields).length === 0));
-
-let tuning = false;
-async function tune(request) {
-  if (tuning) return null;
-  tuning = true;
-  $('tuneInfo').textContent = 'rebuilding and re-simulating…';
-  try {
-    const r = await api('api/tune', request);
-    $('tuneInfo').textContent = `re-simulated to ${r.from.toFixed(2)} s in ${r.ms.toFixed(0)} ms · ` +
-      `${r.findings.filter((f) => f.severity !== 'info').length} findings`;
-    lastSessionForFields = -1; // refill from the new state
-    setStatus('');
-    return r;
-  } catch (e) {
-    $('tuneInfo').textContent = 'not applied';
-    setStatus(`tune: ${e.message}`, true);
-    fillTuneFields(); // back to the values in use
-    previewReset();
-    return null;
-  } finally {
-    tuning = false;
-  }
-}
+// What the tuning panel and the pointer in the view share with the rest of the page.
+const page = {
+  live,
+  stage,
+  get current() {
+    return current;
+  },
+  api,
+  command,
+  setStatus,
+  applyToggles,
+};
+initTuning(page);
+initPointer(page);
 live.tune = tune;
-const applyTune = () => {
-  const request = tuneRequest();
-  if (isEmptyRequest(request)) return null;
-  return tune(request);
-};
-
-function previewReset() {
-  if (!current || !live.doc) return;
-  live.doc.joints.forEach((j, i) => setJointLimits(current, i, j.lower, j.upper));
-  applyToggles();
-}
-
-// Cone handles: the selected joint's swing limits as draggable spheres in the view.
-function showHandles() {
-  if (current?.handles) {
-    current.handles.group.removeFromParent();
-    dispose(current.handles.group);
-    current.handles = null;
-  }
-  const item = live.doc ? tuneItem() : null;
-  if (!current || item?.kind !== 'joint') return;
-  const index = live.doc.joints.findIndex((j) => j.name === item.name);
-  const joint = current.joints[index];
-  if (!joint) return;
-  const group = new THREE.Group();
-  const material = new THREE.MeshBasicMaterial({ color: 0xfde047, depthTest: false });
-  const spheres = [];
-  for (const [axis, side] of [[1, 'lower'], [1, 'upper'], [2, 'lower'], [2, 'upper']]) {
-    const sphere = new THREE.Mesh(new THREE.SphereGeometry(0.018, 12, 8), material);
-    sphere.renderOrder = 8;
-    sphere.userData = { axis, side, joint: index };
-    group.add(sphere);
-    spheres.push(sphere);
-  }
-  joint.frameA.add(group);
-  current.handles = { group, spheres, index };
-  updateHandles();
-}
-
-function updateHandles() {
-  const h = current?.handles;
-  if (!h) return;
-  const joint = current.joints[h.index];
-  const { lower, upper } = limitsFromFields();
-  const midY = (lower[1] + upper[1]) / 2;
-  const midZ = (lower[2] + upper[2]) / 2;
-  for (const s of h.spheres) {
-    const { axis, side } = s.userData;
-    const limited = lower[axis] < upper[axis];
-    s.visible = limited && $('showLimits').checked;
-    const a = side === 'lower' ? lower[axis] : upper[axis];
-    s.position.copy(axis === 1 ? swingDirection(a, midZ) : swingDirection(midY, a)).multiplyScalar(joint.size);
-  }
-  stage.requestRender();
-}
-
-// --- pointer: hits and handles ------------------------------------------------------------------
-
-const raycaster = new THREE.Raycaster();
-const pointer = new THREE.Vector2();
-let drag = null; // {kind: 'hit' | 'handle', ...}
-let arrow = null;
-
-function setPointer(e) {
-  const rect = renderer.domElement.getBoundingClientRect();
-  pointer.set(((e.clientX - rect.left) / rect.width) * 2 - 1, -((e.clientY - rect.top) / rect.height) * 2 + 1);
-  raycaster.setFromCamera(pointer, camera);
-}
-
-function pickBody() {
-  if (!current || !$('showBodies').checked) return null;
-  const meshes = current.bodies.map((b) => b.object).filter((o) => o?.isMesh);
-  const hit = raycaster.intersectObjects(meshes, false)[0];
-  if (!hit) return null;
-  return { index: current.bodies.findIndex((b) => b.object === hit.object), point: hit.point.clone(), object: hit.object };
-}
-
-/// The point where the pointer ray meets the plane through `p` facing the camera.
-function pointerOnPlane(p) {
-  const normal = camera.getWorldDirection(new THREE.Vector3());
-  const plane = new THREE.Plane().setFromNormalAndCoplanarPoint(normal, p);
-  return raycaster.ray.intersectPlane(plane, new THREE.Vector3()) ?? p.clone();
-}
-
-renderer.domElement.addEventListener('pointerdown', (e) => {
-  if (e.button !== 0 || !current) return;
-  setPointer(e);
-  const handle = current.handles ? raycaster.intersectObjects(current.handles.spheres.filter((s) => s.visible), false)[0] : null;
-  if (handle) {
-    drag = { kind: 'handle', sphere: handle.object };
-  } else {
-    const body = pickBody();
-    if (!body) return;
-    if (e.shiftKey) {
-      // Shift+click picks bodies for `partial`.
-      const o = [...$('partialBodies').options].find((x) => x.value === current.bodies[body.index].name);
-      if (o) o.selected = !o.selected;
-      return;
-    }
-    drag = { kind: 'hit', body, start: [e.clientX, e.clientY], end: body.point.clone() };
-    arrow = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), body.point, 0.001, 0xef4444, 0.06, 0.04);
-    arrow.line.material.depthTest = false;
-    arrow.cone.material.depthTest = false;
-    arrow.renderOrder = 9;
-    scene.add(arrow);
-  }
-  controls.enabled = false;
-  renderer.domElement.setPointerCapture(e.pointerId);
-  e.preventDefault();
-});
-
-renderer.domElement.addEventListener('pointermove', (e) => {
-  if (!drag) return;
-  setPointer(e);
-  if (drag.kind === 'hit') {
-    drag.end = pointerOnPlane(drag.body.point);
-    const d = drag.end.clone().sub(drag.body.point);
-    const length = d.length();
-    if (length > 1e-4) {
-      arrow.setDirection(d.normalize());
-      arrow.setLength(length, Math.min(0.08, length * 0.4), Math.min(0.05, length * 0.25));
-    }
-    $('hint').textContent = `hit ${current.bodies[drag.body.index].name}: ${(length * Number($('hitPerMetre').value)).toFixed(0)} N·s`;
-  } else {
-    dragHandle();
-  }
-  stage.requestRender();
-});
-
-function dragHandle() {
-  const { sphere } = drag;
-  const { axis, side, joint } = sphere.userData;
-  const frameA = current.joints[joint].frameA;
-  const { lower, upper } = limitsFromFields();
-  // The handle moves on its arc: Z at the middle Y swing (a circle in the plane Ry(midY) XY), Y at
-  // the middle Z (a circle of height sin(midZ) about Y). The pointer ray meets the arc's plane.
-  const midY = (lower[1] + upper[1]) / 2;
-  const midZ = (lower[2] + upper[2]) / 2;
-  const origin = frameA.localToWorld(new THREE.Vector3());
-  const toWorld = (v) => frameA.localToWorld(v.clone()).sub(origin);
-  let plane;
-  if (axis === 2) {
-    plane = new THREE.Plane().setFromNormalAndCoplanarPoint(toWorld(new THREE.Vector3(Math.sin(midY), 0, Math.cos(midY))).normalize(), origin);
-  } else {
-    const height = frameA.localToWorld(new THREE.Vector3(0, Math.sin(midZ) * current.joints[joint].size, 0));
-    plane = new THREE.Plane().setFromNormalAndCoplanarPoint(toWorld(new THREE.Vector3(0, 1, 0)).normalize(), height);
-  }
-  const hit = raycaster.ray.intersectPlane(plane, new THREE.Vector3());
-  if (!hit) return;
-  const local = frameA.worldToLocal(hit);
-  let angle;
-  if (axis === 2) {
-    // In the arc's plane: x' = Ry(midY) X, y' = Y.
-    const xAxis = new THREE.Vector3(Math.cos(midY), 0, -Math.sin(midY));
-    angle = Math.atan2(local.y, local.dot(xAxis));
-  } else {
-    angle = Math.atan2(-local.z, local.x);
-  }
-  $(`${side}${axis}`).value = String(Math.round(angle * DEG * 2) / 2);
-  showAxisValues();
-  previewLimits();
-}
-
-renderer.domElement.addEventListener('pointerup', async (e) => {
-  if (!drag) return;
-  const d = drag;
-  drag = null;
-  controls.enabled = true;
-  renderer.domElement.releasePointerCapture(e.pointerId);
-  if (d.kind === 'handle') {
-    applyTune();
-    return;
-  }
-  scene.remove(arrow);
-  arrow = null;
-  $('hint').textContent = 'drag a body to hit it (drag length = impulse) · drag elsewhere to orbit · drop a character file here';
-  const moved = Math.hypot(e.clientX - d.start[0], e.clientY - d.start[1]);
-  let direction;
-  let magnitude;
-  if (moved < 5) {
-    // A click: along the view ray.
-    direction = raycaster.ray.direction.clone().normalize();
-    magnitude = Number($('hitClick').value);
-  } else {
-    const v = d.end.clone().sub(d.body.point);
-    direction = v.clone().normalize();
-    magnitude = v.length() * Number($('hitPerMetre').value);
-  }
-  const impulse = direction.multiplyScalar(magnitude);
-  const body = current.bodies[d.body.index];
-  // The point in the body's space (the pose drawn), so it stays on the body when the hit lands.
-  const point = body.object.worldToLocal(d.body.point.clone());
-  const cmd = {
-    type: 'impulse', body: body.name, impulse: impulse.toArray(), point: point.toArray(), pointSpace: 'body',
-    label: `hit ${magnitude.toFixed(0)} N·s`,
-  };
-  const r = await command(cmd);
-  live.lastImpulse = { ...cmd, frame: r?.frame, worldPoint: d.body.point.toArray(), shownFrame: live.frame };
-});
-
-/// A point on the screen (client pixels) where a click lands on body `name` first: its centre,
-/// else the nearest point around it that is not behind another body. For tests.
-live.bodyScreenPoint = (name) => {
-  const b = current?.bodies.find((x) => x.name === name);
-  if (!b) return null;
-  const p = b.object.getWorldPosition(new THREE.Vector3()).project(camera);
-  const rect = renderer.domElement.getBoundingClientRect();
-  const centre = { x: rect.left + ((p.x + 1) / 2) * rect.width, y: rect.top + ((1 - p.y) / 2) * rect.height };
-  for (let r = 0; r <= 40; r += 4) {
-    for (let a = 0; a < (r ? 16 : 1); a++) {
-      const x = centre.x + r * Math.cos((a * Math.PI) / 8);
-      const y = centre.y + r * Math.sin((a * Math.PI) / 8);
-      setPointer({ clientX: x, clientY: y });
-      if (pickBody()?.object === b.object) return { x, y };
-    }
-  }
-  return centre;
-};
+live.bodyScreenPoint = bodyScreenPoint;
 
 // --- load, upload, save ---------------------------------------------------------------------------
 
@@ -970,23 +545,6 @@ $('speed').addEventListener('input', () => {
   $('speedLabel').textContent = `${Number($('speed').value).toFixed(2)}×`;
 });
 $('speed').addEventListener('change', () => command({ type: 'speed', speed: Number($('speed').value) }));
-
-$('tuneKind').addEventListener('change', () => {
-  fillTuneTargets();
-  previewReset();
-  fillTuneFields();
-});
-$('tuneTarget').addEventListener('change', () => {
-  previewReset();
-  fillTuneFields();
-});
-$('tuneApply').addEventListener('click', applyTune);
-$('tuneReset').addEventListener('click', () => tune(tuneRequest(true)));
-$('tuneResetAll').addEventListener('click', () => tune({ reset: true }));
-for (const id of ['tStiffness', 'tDamping', 'tMaxTorque', 'tMass', 'tRadius', 'sBlend', 'sLook', 'sMaxV', 'sMaxW', 'sJoint',
-  'sContacts', 'sDrive', 'sSubsteps', 'rSettle', 'rTransition', 'rComplete']) {
-  $(id).addEventListener('change', applyTune);
-}
 
 function applyToggles() {
   if (!current) return;
