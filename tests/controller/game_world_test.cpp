@@ -170,5 +170,68 @@ TEST(GameWorld, RagdollPushesTheGamesCrateAndLandsOnItsPlatform) {
   EXPECT_EQ(game.world.getWorldUserInfo(), &game);
 }
 
+/// The game calls its own stepSimulation (its fixed substep, its max substeps) instead of
+/// PhysicsWorld::step: every internal tick is a step of one substep for handoff (docs/
+/// INTEGRATION.md). The animated bodies follow the clip as closely as through step(), and a
+/// ragdoll falls and settles on the game's ground with its joints held.
+TEST(GameWorld, TheGamesOwnStepSimulationTicksDriveTheCharacter) {
+  const test::Character& c = test::loadCharacter("deepmimic/humanoid3d_run.bvh");
+  ASSERT_TRUE(c.asset);
+  GameWorld own, reference;
+  Result<std::unique_ptr<PhysicsWorld>> joined = joinBulletWorld(own.world);
+  Result<std::unique_ptr<PhysicsWorld>> joinedReference = joinBulletWorld(reference.world);
+  ASSERT_TRUE(joined.ok() && joinedReference.ok());
+  PhysicsWorld& world = **joined;
+  PhysicsWorld& referenceWorld = **joinedReference;
+  std::optional<test::DrivenCharacter> d = test::DrivenCharacter::create(world, c, Transform::identity());
+  std::optional<test::DrivenCharacter> r =
+      test::DrivenCharacter::create(referenceWorld, c, Transform::identity());
+  ASSERT_TRUE(d && r);
+  const Ragdoll& ragdoll = d->character->ragdoll();
+  const Ragdoll& referenceRagdoll = r->character->ragdoll();
+  // The game's frame: its animation, then its own stepSimulation with two 1/120 s ticks.
+  const auto gameFrame = [&] {
+    if (!d->preStep()) return false;
+    own.world.stepSimulation(btScalar(kRobustDt), 4, btScalar(kRobustDt / 2));
+    d->character->postStep(kRobustDt);
+    return true;
+  };
+  double worstTracking = 0.0;  // between the two stepping routes, animated
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_TRUE(gameFrame());
+    ASSERT_TRUE(r->frame(referenceWorld, 2));
+    for (int b = 0; b < ragdoll.bodyCount(); ++b) {
+      worstTracking = std::max(worstTracking,
+                               glm::length(world.transform(ragdoll.body(b)).translation -
+                                           referenceWorld.transform(referenceRagdoll.body(b)).translation));
+    }
+  }
+  const int ticksBefore = own.ticks;
+  EXPECT_GE(ticksBefore, 58);  // Bullet's own clock: 2 ticks a frame, give or take its remainder
+  EXPECT_LE(ticksBefore, 62);
+  ASSERT_TRUE(d->goRagdoll().committed);
+  double worstStretch = 0.0, lowest = 1e9;
+  for (int i = 0; i < 180; ++i) {
+    ASSERT_TRUE(gameFrame());
+    worstStretch = std::max(worstStretch, ragdoll.maxJointSeparation());
+    for (int b = 0; b < ragdoll.bodyCount(); ++b)
+      lowest = std::min(lowest, world.transform(ragdoll.body(b)).translation.y);
+  }
+  const int pelvis = c.asset->bodyForSlot(Slot::Pelvis);
+  const double pelvisHeight = world.transform(ragdoll.body(pelvis)).translation.y;
+  const double pelvisSpeed = glm::length(world.linearVelocity(ragdoll.body(pelvis)));
+  std::printf(
+      "[ figure ] own stepSimulation: %d ticks in 30 frames, animated bodies within %.2e m of step()'s, "
+      "after 3 s ragdoll: pelvis %.3f m high at %.3f m/s, lowest body centre %.3f m, worst stretch %.4f m\n",
+      ticksBefore, worstTracking, pelvisHeight, pelvisSpeed, lowest, worstStretch);
+  // Kinematic bodies reach each frame's pose whichever route steps them (float round-off of the
+  // pose; a tick that missed the move would leave a body a frame behind: 5+ cm at a run).
+  EXPECT_LT(worstTracking, 1e-3);
+  EXPECT_LT(worstStretch, 0.02);  // SPEC section 3's anchor drift bound
+  EXPECT_GT(lowest, 0.0);         // no body centre through the game's ground
+  EXPECT_LT(pelvisHeight, 0.35);  // lying down
+  EXPECT_LT(pelvisSpeed, 0.2);    // and settling
+}
+
 }  // namespace
 }  // namespace handoff
