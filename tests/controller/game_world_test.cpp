@@ -1,9 +1,9 @@
 // A game's own Bullet world (issue 26): the game makes its btDiscreteDynamicsWorld, its ground
 // and its crates with Bullet's API (default collision groups) and its own tick callback, and
 // joins handoff to it (joinBulletWorld). A DeepMimic runner going ragdoll pushes the game's crate
-// and lands on the game's platform; the contacts come back as events naming the game's objects;
-// a ray names the character, slot, joint and bone it hit; the game's callback runs every substep
-// and is given back when handoff leaves.
+// and lands on the game's platform (both dynamic bodies of the game's); the contacts come back as events
+// naming the game's objects; a ray names the character, slot, joint and bone it hit; the game's callback runs
+// every substep and is given back when handoff leaves.
 #include "handoff/controller.h"
 #include "handoff/physics_bullet.h"
 
@@ -82,7 +82,8 @@ TEST(GameWorld, RagdollPushesTheGamesCrateAndLandsOnItsPlatform) {
     EXPECT_EQ(game.ticks, 2 * frames);  // the game's callback runs every substep
     EXPECT_EQ(game.world.getWorldUserInfo(), &game);
 
-    // The game puts a crate and a low platform in the runner's way, in its own world.
+    // The game puts a crate and a low platform in the runner's way, in its own world: both are
+    // the game's dynamic bodies (an 8 kg crate, a 150 kg pallet).
     const Ragdoll& r = ch.ragdoll();
     const int pelvisBody = c.asset->bodyForSlot(Slot::Pelvis);
     const Vec3 pelvis = world.transform(r.body(pelvisBody)).translation;
@@ -94,7 +95,7 @@ TEST(GameWorld, RagdollPushesTheGamesCrateAndLandsOnItsPlatform) {
     btRigidBody* crate = game.add(std::make_unique<btBoxShape>(btVector3(0.2, 0.2, 0.2)), 8.0,
                                   btVector3(crateAt.x, 0.2, crateAt.z));
     const Vec3 platformAt = pelvis + 1.6 * ahead;
-    btRigidBody* platform = game.add(std::make_unique<btBoxShape>(btVector3(0.8, 0.15, 0.8)), 0.0,
+    btRigidBody* platform = game.add(std::make_unique<btBoxShape>(btVector3(0.8, 0.15, 0.8)), 150.0,
                                      btVector3(platformAt.x, 0.15, platformAt.z));
     const Vec3 crateStart = position(*crate);
     // A ray at the chest names the character, its slot, joint and bone; one at the crate names
@@ -142,15 +143,17 @@ TEST(GameWorld, RagdollPushesTheGamesCrateAndLandsOnItsPlatform) {
       return y;
     }();
     double onPlatform = 0.0;  // bodies above the platform's top, within its footprint
+    const Vec3 platformEnd = position(*platform);
     for (int b = 0; b < r.bodyCount(); ++b) {
       const Vec3 p = world.transform(r.body(b)).translation;
-      onPlatform += std::abs(p.x - platformAt.x) < 0.8 && std::abs(p.z - platformAt.z) < 0.8 && p.y > 0.3;
+      onPlatform += std::abs(p.x - platformEnd.x) < 0.8 && std::abs(p.z - platformEnd.z) < 0.8 && p.y > 0.3;
     }
     std::printf(
-        "[ figure ] crate pushed %.3f m (impulse %.1f N s), platform impulse %.1f N s, %g of %d bodies "
-        "on the platform, lowest body centre %.3f m, worst joint stretch %.4f m\n",
-        glm::length(Vec3{moved.x, 0.0, moved.z}), crateImpulse, platformImpulse, onPlatform, r.bodyCount(),
-        lowest, worstStretch);
+        "[ figure ] crate pushed %.3f m (impulse %.1f N s), platform impulse %.1f N s (moved %.3f m), %g of "
+        "%d bodies on the platform, lowest body centre %.3f m, worst joint stretch %.4f m\n",
+        glm::length(Vec3{moved.x, 0.0, moved.z}), crateImpulse, platformImpulse,
+        glm::length(platformEnd - Vec3{platformAt.x, 0.15, platformAt.z}), onPlatform, r.bodyCount(), lowest,
+        worstStretch);
     // The game's crate took the runner's legs and moved; the game's platform caught the ragdoll.
     EXPECT_GT(crateImpulse, 5.0);
     EXPECT_GT(glm::length(Vec3{moved.x, 0.0, moved.z}), 0.05);
