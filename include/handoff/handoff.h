@@ -74,9 +74,9 @@ struct HandoffSettings {
   /// by position alone, at most this fast, until it is out or for twice the time its depth takes
   /// at this speed (PhysicsWorld::limitDepenetration; later, what keeps it in presses it in: a
   /// crush gets the engine's full push): the engine's own push would give it, and through its
-  /// joints the rest of the body, a velocity the animation never had. Recorded per body (kClampPenetration, with the depth);
-  /// found with the `staticContacts` query (off with it). 0: the engine's own push.
-  /// [m/s] [>= 0] [default 0.05, docs/TUNING.md "Depenetration at the handoff"]
+  /// joints the rest of the body, a velocity the animation never had. Recorded per body
+  /// (kClampPenetration, with the depth); found with the `staticContacts` query (off with it).
+  /// 0: the engine's own push. [m/s] [>= 0] [default 0.05, chosen in docs/TUNING.md's defaults]
   double maxDepenetrationSpeed = 0.05;
   /// A value of stepTime or limitLookAhead meaning "derive it from the step in use".
   static constexpr double kDerived = -1.0;
