@@ -139,6 +139,17 @@ struct PoweredSettings {
   double returnLinearSpeed = 0.3;               ///< Body speed relative to its animated speed below. [m/s]
   double returnAngularSpeed = 1.0;              ///< Same, angular. [rad/s]
   double returnWindow = 0.1;                    ///< The above must hold continuously this long. [s]
+  /// The thresholds above are for a character standing still; a moving one's drives lag its
+  /// animation even undisturbed (the DeepMimic run: 3-6.3 deg RMS, the pinned pelvis 7.6 cm off,
+  /// a foot 8 m/s off at its strike), so a hit reaction of a running, walking or turning
+  /// character never returned. The return is decided against the animation's own motion:
+  /// returnJointError grows by this lag times the RMS rate of the joint targets, and
+  /// returnPositionError by it times the pelvis's animated speed. 0: the fixed thresholds.
+  /// [s] [>= 0] [default 0.02, docs/TUNING.md "Hit reactions of moving characters"]
+  double returnTrackingLag = 0.02;
+  /// Likewise returnLinearSpeed and returnAngularSpeed grow by this fraction of the fastest
+  /// animated body's linear and angular speed. 0: the fixed thresholds. [>= 0] [default 1]
+  double returnSpeedFraction = 1.0;
   /// A dynamic body's centre of mass this far from its animated one knocks the character out
   /// into a full ragdoll (PuppetMaster's knock-out distance). +inf: never. [m] [> 0] [default 0.8]
   double knockoutDistance = 0.8;

@@ -69,6 +69,15 @@ struct HandoffSettings {
   bool staticContacts = true;
   /// Collision layers that count as static geometry for `staticContacts`. [default kStatic]
   std::uint32_t staticContactMask = layers::kStatic;
+  /// A body committed inside static geometry (a foot a few centimetres in the floor: a root
+  /// offset, a slope, foot IK off) deeper than it can leave at this speed in one step is pushed out
+  /// by position alone, at most this fast, until it is out or for twice the time its depth takes
+  /// at this speed (PhysicsWorld::limitDepenetration; later, what keeps it in presses it in: a
+  /// crush gets the engine's full push): the engine's own push would give it, and through its
+  /// joints the rest of the body, a velocity the animation never had. Recorded per body
+  /// (kClampPenetration, with the depth); found with the `staticContacts` query (off with it).
+  /// 0: the engine's own push. [m/s] [>= 0] [default 0.05, chosen in docs/TUNING.md's defaults]
+  double maxDepenetrationSpeed = 0.05;
   /// A value of stepTime or limitLookAhead meaning "derive it from the step in use".
   static constexpr double kDerived = -1.0;
   /// The physics step that follows the commit: the look-ahead of the floor contacts. [s]
@@ -100,6 +109,9 @@ enum ClampReason : std::uint8_t {
   /// A point of the body would have reached static geometry within the first step: its
   /// approach velocity was stripped (the body is in contact at the commit).
   kClampStaticContact = 1 << 5,
+  /// The body starts inside static geometry (BodyHandoff::penetration): it is pushed out by
+  /// position at most HandoffSettings::maxDepenetrationSpeed, with no velocity from the push.
+  kClampPenetration = 1 << 6,
 };
 std::string clampReasonText(std::uint8_t reasons);
 
@@ -126,6 +138,8 @@ struct BodyHandoff {
   Vec3 linearVelocity{0.0};
   Vec3 angularVelocity{0.0};  ///< [rad/s]
   std::uint8_t clamps = kClampNone;
+  /// Deepest point of the body inside static geometry at the commit (0: none found). [m] [>= 0]
+  double penetration = 0.0;
   bool teleport = false;  ///< The body's samples span a teleport.
   bool snapped = false;   ///< The engine pose differed from the animated pose and was snapped.
   /// Not in the commit's mask and already dynamic (a powered body when the powered ragdoll dies):

@@ -503,6 +503,25 @@ class PhysicsWorld {
     (void)body, (void)worldFromBody, (void)maxDistance, (void)mask, (void)out;
     return 0;
   }
+  /// Separates `body` from what it starts inside (a foot committed a few centimetres in the
+  /// floor) by position alone, at most `maxSpeed` [m/s] (> 0; 0 or less removes the limit): its
+  /// contacts push it out without giving it velocity (Bullet: split impulse for every contact of
+  /// the body, the push capped), where the engine's own push (Baumgarte) would throw it out with
+  /// a velocity it never had. The limit lifts itself once no contact of the body is deeper than
+  /// the depth the engine's own push would clear at `maxSpeed`, after `maxTime` [s] (> 0: what is
+  /// still inside then is being pressed in, not left over from the start: a body crushed against
+  /// the floor gets the engine's full push back), or when the body is destroyed or made kinematic
+  /// or static. Returns whether the engine applies it (an engine or a world that cannot, such as
+  /// a game's own Bullet world, returns false and leaves its contacts as they are).
+  virtual bool limitDepenetration(BodyId body, double maxSpeed, double maxTime) {
+    (void)body, (void)maxSpeed, (void)maxTime;
+    return false;
+  }
+  /// Whether `body`'s depenetration limit is still on (limitDepenetration). [step-safe]
+  virtual bool depenetrationLimited(BodyId body) const {
+    (void)body;
+    return false;
+  }
 
  protected:
   /// Every adapter calls this before each substep, with its length. [s]

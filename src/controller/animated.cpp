@@ -12,6 +12,7 @@ namespace handoff {
 
 using controller_detail::format;
 using controller_detail::horizontal;
+using controller_detail::plannedBelow;
 
 Status Character::Impl::animatedPreStep(const AnimationInput& animation, double dt) {
   // While the display blends back into the animation (after a get-up or a powered return)
@@ -87,7 +88,7 @@ void Character::Impl::startExitBlend() {
   }
   const TransitionSettings& t = settings_.transition;
   double duration = settings_.recoveryExitBlend;
-  if (t.maxPointSpeed > 0.0) duration = std::max(duration, farthest / t.maxPointSpeed);
+  if (t.maxPointSpeed > 0.0) duration = std::max(duration, farthest / plannedBelow(t.maxPointSpeed));
   duration = std::min(duration, std::max(t.maxDuration, settings_.recoveryExitBlend));
   returnBlendTotal_ = duration;
   returnBlend_ = 0.0;
@@ -140,7 +141,7 @@ void Character::Impl::approachBodies(const AnimationInput& animation, std::span<
   if (approachStart_) startApproach(animation.worldFromRoot, approachModels_);
   bodyPosesFromModels(*asset_, approachModels_, animation.worldFromRoot, approachAnim_);
   bodyPosesFromModels(*asset_, models, animation.worldFromRoot, approachTargets_);
-  const double speed = settings_.returnBodySpeed;
+  const double speed = plannedBelow(settings_.returnBodySpeed);  // checked against returnBodySpeed
   const Quat identity{1.0, 0.0, 0.0, 0.0};
   bool settled = true;
   for (size_t b = 0; b < approachAnim_.size(); ++b) {

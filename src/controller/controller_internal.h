@@ -33,6 +33,15 @@ inline void resetRecord(HandoffRecord& record) {
   record.failure = std::move(failure);
 }
 
+/// A motion planned to meet a bound that a check measures (a speed, a duration from a speed) is
+/// planned this fraction below it: planned exactly at the bound, the measured figure lands on
+/// either side of it by rounding (recovery.return_body_speed measured 1.0000000000000175 against
+/// <= 1). [relative] [1e-3: far above double rounding, below anything one sees]
+constexpr double kPlanMargin = 1e-3;
+
+/// `bound` less the planning margin (kPlanMargin).
+constexpr double plannedBelow(double bound) { return bound * (1.0 - kPlanMargin); }
+
 /// `v` with its vertical (world Y) component removed.
 inline Vec3 horizontal(const Vec3& v) { return Vec3{v.x, 0.0, v.z}; }
 

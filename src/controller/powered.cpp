@@ -65,7 +65,8 @@ Status Character::Impl::validatePowered(const PoweredSettings& s) const {
                    "' has a weight outside [0, 1] or a negative or non-finite gain"};
   }
   const double thresholds[] = {s.returnJointError,   s.returnPositionError, s.returnLinearSpeed,
-                               s.returnAngularSpeed, s.returnWindow,        s.returnBlendTime};
+                               s.returnAngularSpeed, s.returnWindow,        s.returnBlendTime,
+                               s.returnTrackingLag,  s.returnSpeedFraction};
   for (double t : thresholds) {
     if (!nonNegative(t)) return Error{"powered: return thresholds must be finite and >= 0"};
   }
@@ -393,7 +394,9 @@ void Character::Impl::poweredPostStep(double dt) {
     worst = std::max(worst, e);
     ++driven;
   }
-  bool slow = true;
+  // The bodies' velocities off the animation's, and the animation's own motion: the return
+  // thresholds grow with it (PoweredSettings::returnTrackingLag, returnSpeedFraction).
+  double linearOff = 0.0, angularOff = 0.0, animLinearMax = 0.0, animAngularMax = 0.0;
   for (size_t b = 0; b < bodyPoses_.size(); ++b) {
     if (ragdoll_->authority(static_cast<int>(b)) == Authority::Animation) continue;
     distance = std::max(distance, glm::length(bodyPoses_[b].translation - animBodies_[b].translation));
@@ -401,11 +404,21 @@ void Character::Impl::poweredPostStep(double dt) {
     const Vec3 animLinear = (animBodies_[b].translation - previousAnimBodies_[b].translation) / dt;
     const Vec3 animAngular =
         angularVelocity(previousAnimBodies_[b].rotation, animBodies_[b].rotation, dt).omega;
-    if (glm::length(world_->linearVelocity(id) - animLinear) > powered_.returnLinearSpeed ||
-        glm::length(world_->angularVelocity(id) - animAngular) > powered_.returnAngularSpeed) {
-      slow = false;
-    }
+    linearOff = std::max(linearOff, glm::length(world_->linearVelocity(id) - animLinear));
+    angularOff = std::max(angularOff, glm::length(world_->angularVelocity(id) - animAngular));
+    animLinearMax = std::max(animLinearMax, glm::length(animLinear));
+    animAngularMax = std::max(animAngularMax, glm::length(animAngular));
   }
+  const bool slow = linearOff <= powered_.returnLinearSpeed + powered_.returnSpeedFraction * animLinearMax &&
+                    angularOff <= powered_.returnAngularSpeed + powered_.returnSpeedFraction * animAngularMax;
+  double targetRate = 0.0;  // RMS rate of the driven joints' targets [rad/s]
+  for (size_t j = 0; j < driveJoints_.size(); ++j) {
+    if (bodyWeights_[static_cast<size_t>(driveJoints_[j].bodyB)] == 0.0) continue;
+    targetRate += glm::dot(jointTargetVelocities_[j], jointTargetVelocities_[j]);
+  }
+  targetRate = driven > 0 ? std::sqrt(targetRate / driven) : 0.0;
+  const double pelvisSpeed =
+      glm::length(animBodies_[0].translation - previousAnimBodies_[0].translation) / dt;
   rmsJointError_ = driven > 0 ? std::sqrt(sum / driven) : 0.0;
   maxJointError_ = worst;
   maxPositionError_ = distance;
@@ -439,9 +452,11 @@ void Character::Impl::poweredPostStep(double dt) {
   }
   const bool rampDone = powered_.rampTime <= 0.0 || poweredTime_ >= powered_.rampTime;
   if (!(powered_.returnWhenSettled || returning_) || !rampDone) return;
-  const bool settled =
-      slow && !externalForce_ && rmsJointError_ <= powered_.returnJointError &&
-      glm::length(bodyPoses_[0].translation - animBodies_[0].translation) <= powered_.returnPositionError;
+  const double lag = powered_.returnTrackingLag;
+  const bool settled = slow && !externalForce_ &&
+                       rmsJointError_ <= powered_.returnJointError + lag * targetRate &&
+                       glm::length(bodyPoses_[0].translation - animBodies_[0].translation) <=
+                           powered_.returnPositionError + lag * pelvisSpeed;
   settledFor_ = settled ? settledFor_ + dt : 0.0;
   if (settledFor_ + 1e-9 >= powered_.returnWindow) tryReturnToAnimation();
 }

@@ -43,6 +43,7 @@ std::string clampReasonText(std::uint8_t reasons) {
   if (reasons & kClampNoHistory) add("no history");
   if (reasons & kClampJointConsistency) add("joint consistency");
   if (reasons & kClampStaticContact) add("static contact");
+  if (reasons & kClampPenetration) add("penetration (pushed out by position)");
   return text;
 }
 

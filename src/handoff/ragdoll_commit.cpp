@@ -177,6 +177,19 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
     world_->setMotionType(bodies_[static_cast<size_t>(b)], MotionType::Dynamic);
     authority_[static_cast<size_t>(b)] = authority;
   }
+  // Bodies inside static geometry deeper than they can leave in a step at the depenetration
+  // speed: pushed out by position (HandoffSettings::maxDepenetrationSpeed), for twice the time
+  // that takes (the joints hold the push back); deeper after that, something presses them in.
+  const double speed = settings.maxDepenetrationSpeed;
+  const double deepAllowed = speed * stepTimeFor(settings);
+  for (int b = 0; b < n; ++b) {
+    if (!selected(b)) continue;
+    BodyHandoff& out = record.bodies[static_cast<size_t>(b)];
+    if (speed > 0.0 && out.penetration > deepAllowed &&
+        world_->limitDepenetration(bodies_[static_cast<size_t>(b)], speed, 2.0 * out.penetration / speed)) {
+      out.clamps |= kClampPenetration;
+    }
+  }
   for (int b = 0; b < n; ++b) {
     if (!selected(b)) continue;
     // Velocities again after the switch: an engine may clear them when mass properties change.
@@ -260,6 +273,7 @@ void Ragdoll::makeVelocitiesConsistent(const HandoffSettings& settings, HandoffR
       const int found =
           world_->closestPoints(bodies_[i], scratchPoses_[i], reach, settings.staticContactMask, points);
       for (int k = 0; k < found; ++k) {
+        record.bodies[i].penetration = std::max(record.bodies[i].penetration, -points[k].distance);
         ConsistencyContact contact;
         contact.body = b;
         contact.point = points[k].point;

@@ -156,6 +156,7 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const BodyShape& shape
   slot.userData = desc.userData;
   slot.joints.clear();
   slot.movePending = false;
+  if (solver_ != nullptr) solver_->prepareBody(index);
 
   btRigidBody::btRigidBodyConstructionInfo ci(
       desc.motion == MotionType::Dynamic ? slot.mass : 0.0, nullptr, slot.shape,
@@ -304,6 +305,7 @@ void BulletWorld::destroyBody(BodyId id) {
     slot->reportMinImpulse = -1.0;
   }
   slot->movePending = false;
+  if (solver_ != nullptr) solver_->setDepenetration(id.value & kIndexMask, 0.0, 0.0);
   slot->generation = (slot->generation + 1u) & kGenerationMask;
   const std::uint32_t index = id.value & kIndexMask;
   freeBodies_.push_back(index);
@@ -323,6 +325,24 @@ void BulletWorld::setMotionType(BodyId id, MotionType motion) {
   // Velocities are kept: btRigidBody::setMassProps does not touch them.
   applyMotionType(*slot, motion);
   wakeJointed(*slot);
+  if (solver_ != nullptr && motion != MotionType::Dynamic)
+    solver_->setDepenetration(id.value & kIndexMask, 0.0, 0.0);
+}
+
+bool BulletWorld::limitDepenetration(BodyId id, double maxSpeed, double maxTime) {
+  HANDOFF_BODY_OR_RETURN(slot, id, false);
+  if (solver_ == nullptr || !finite(maxSpeed) || !finite(maxTime)) return false;  // a game's own solver
+  const bool on = maxSpeed > 0.0 && maxTime > 0.0;
+  if (on && slot->motion != MotionType::Dynamic) return false;
+  solver_->setDepenetration(id.value & kIndexMask, maxSpeed, maxTime);
+  return on;
+}
+
+bool BulletWorld::depenetrationLimited(BodyId id) const {
+  HANDOFF_BODY_OR_RETURN(slot, id, false);
+  const std::uint32_t index = id.value & kIndexMask;
+  return solver_ != nullptr && index < solver_->depenetration.size() &&
+         solver_->depenetration[index].maxSpeed > 0.0;
 }
 
 MotionType BulletWorld::motionType(BodyId id) const {

@@ -86,6 +86,7 @@ btScalar JointWarmStartSolver::solveGroupCacheFriendlySetup(btCollisionObject** 
                                                             btIDebugDraw* debugDrawer) {
   const btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
       bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+  if (limitedBodies > 0) limitDepenetration(info);
   if (!enabled) return r;
   forEachJoint([&](Rows& rows, int first, int count) {
     if (rows.count != count) return;
@@ -105,6 +106,50 @@ btScalar JointWarmStartSolver::solveGroupCacheFriendlySetup(btCollisionObject** 
     }
   });
   return r;
+}
+
+JointWarmStartSolver::Depenetration* JointWarmStartSolver::limitOf(int solverBody) {
+  const btRigidBody* body = m_tmpSolverBodyPool[solverBody].m_originalBody;
+  if (body == nullptr) return nullptr;
+  const int index = body->getUserIndex();
+  if (index < 0 || static_cast<std::size_t>(index) >= depenetration.size()) return nullptr;
+  Depenetration& d = depenetration[static_cast<std::size_t>(index)];
+  return d.maxSpeed > 0.0 ? &d : nullptr;
+}
+
+void JointWarmStartSolver::limitDepenetration(const btContactSolverInfo& info) {
+  // Bullet's contact row (setupContactConstraint) pushes a point `penetration` deep out at
+  // erp2 |penetration| / h: in the velocity row (Baumgarte: the body keeps that velocity) unless
+  // the split impulse takes it (deeper than m_splitImpulsePenetrationThreshold). For a limited
+  // body every push faster than its limit goes to the split-impulse row (a position change with
+  // no velocity), capped; slower ones stay as Bullet set them (a foot resting on the floor).
+  const double h = info.m_timeStep;
+  for (int i = 0; i < m_tmpSolverContactConstraintPool.size(); ++i) {
+    btSolverConstraint& c = m_tmpSolverContactConstraintPool[i];
+    Depenetration* a = limitOf(c.m_solverBodyIdA);
+    Depenetration* b = limitOf(c.m_solverBodyIdB);
+    if (a == nullptr && b == nullptr) continue;
+    const auto& cp = *static_cast<const btManifoldPoint*>(c.m_originalContactPoint);
+    constexpr int kOwnErp = BT_CONTACT_FLAG_HAS_CONTACT_CFM | BT_CONTACT_FLAG_HAS_CONTACT_ERP |
+                            BT_CONTACT_FLAG_CONTACT_STIFFNESS_DAMPING;
+    if ((cp.m_contactPointFlags & kOwnErp) != 0) continue;  // a contact with its own softness
+    const double penetration = static_cast<double>(cp.getDistance()) + info.m_linearSlop;
+    if (a != nullptr) a->deepest = std::min(a->deepest, penetration);
+    if (b != nullptr) b->deepest = std::min(b->deepest, penetration);
+    if (!(penetration < 0.0)) continue;
+    const double speed = -penetration * info.m_erp2 / h;  // Bullet's own push [m/s]
+    const double cap = std::min(a != nullptr ? a->maxSpeed : speed, b != nullptr ? b->maxSpeed : speed);
+    if (speed <= cap) continue;  // within the limit: Bullet's own push, as without one
+    const double push = cap;
+    const double jacobian = c.m_jacDiagABInv;
+    if (!info.m_splitImpulse) {  // no split rows: the velocity push capped
+      c.m_rhs -= static_cast<btScalar>((speed - push) * jacobian);
+      continue;
+    }
+    if (penetration > info.m_splitImpulsePenetrationThreshold)  // Bullet put it in the velocity row
+      c.m_rhs -= static_cast<btScalar>(speed * jacobian);
+    c.m_rhsPenetration = static_cast<btScalar>(push * jacobian);
+  }
 }
 
 btScalar JointWarmStartSolver::solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,

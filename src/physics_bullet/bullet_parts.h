@@ -214,6 +214,30 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
   void forget(std::uint32_t index) {
     if (index < rows_.size()) rows_[index] = Rows{};
   }
+  /// PhysicsWorld::limitDepenetration per body slot (the Bullet user index): the body's push
+  /// out of what it is inside is done by position (split impulse), at most maxSpeed, and gives it
+  /// no velocity. `deepest`: its deepest contact in the substep being solved (<= 0). [m/s] [m]
+  struct Depenetration {
+    double maxSpeed = 0.0;  // 0: the engine's own push
+    double deepest = 0.0;
+    double timeLeft = 0.0;  // [s] until the limit lifts
+  };
+  std::vector<Depenetration> depenetration;
+  int limitedBodies = 0;  // entries with maxSpeed > 0
+  /// Room for body slot `index` (called when a body is created: no allocation in a step).
+  void prepareBody(std::uint32_t index) {
+    if (depenetration.size() <= index) depenetration.resize(index + 1);
+    setDepenetration(index, 0.0, 0.0);
+  }
+  void setDepenetration(std::uint32_t index, double maxSpeed, double maxTime) {
+    if (index >= depenetration.size()) return;
+    Depenetration& d = depenetration[index];
+    const bool on = maxSpeed > 0.0 && maxTime > 0.0;
+    limitedBodies += (on ? 1 : 0) - (d.maxSpeed > 0.0 ? 1 : 0);
+    d.maxSpeed = on ? maxSpeed : 0.0;
+    d.timeLeft = on ? maxTime : 0.0;
+    d.deepest = 0.0;
+  }
 
  protected:
   btScalar solveGroupCacheFriendlySetup(btCollisionObject** bodies, int numBodies,
@@ -224,6 +248,10 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
                                          const btContactSolverInfo& info) override;
 
  private:
+  /// The contacts of bodies with a depenetration limit: their push out moved from the velocity
+  /// rows to the split-impulse rows and capped (bullet_constraints.cpp).
+  void limitDepenetration(const btContactSolverInfo& info);
+  Depenetration* limitOf(int solverBody);
   /// Calls f(rows, first, count) for every joint's run of rows in the group being solved.
   template <typename F>
   void forEachJoint(F&& f);
@@ -357,6 +385,8 @@ class BulletWorld final : public PhysicsWorld {
   CastHit castRay(const Vec3& from, const Vec3& to, std::uint32_t mask) const override;
   CastHit castCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
                       std::uint32_t mask) const override;
+  bool limitDepenetration(BodyId body, double maxSpeed, double maxTime) override;
+  bool depenetrationLimited(BodyId body) const override;
   void setContactReport(BodyId body, double minImpulse) override;
   std::span<const ContactEvent> contactEvents() const override { return events_; }
   int contactCount(BodyId body) const override;
@@ -391,8 +421,9 @@ class BulletWorld final : public PhysicsWorld {
   BodyId bodyOf(const btCollisionObject* object) const;
   /// Handoff layer bits (a filter's mask or layer, a query's mask) as the engine's groups.
   int worldBits(std::uint32_t bits) const { return toGroup(toWorldBits(bits, settings_.layerBits)); }
-  void configureSolverInfo();     // bullet_world.cpp
-  void leaveGameWorld();          // bullet_join.cpp: the destructor of a joined world
+  void configureSolverInfo();                 // bullet_world.cpp
+  void releaseDepenetrationLimits(double h);  // bullet_step.cpp: after every substep
+  void leaveGameWorld();                      // bullet_join.cpp: the destructor of a joined world
   void startStep(int substeps);   // bullet_step.cpp: what every step (or external tick) starts with
   void finishStep(int substeps);  // and ends with
 

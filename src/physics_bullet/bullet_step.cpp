@@ -116,8 +116,27 @@ void BulletWorld::checkJointBreaks() {
   }
 }
 
+void BulletWorld::releaseDepenetrationLimits(double h) {
+  if (solver_ == nullptr || solver_->limitedBodies == 0) return;
+  // A limit lifts once every contact of the body is shallower than what Bullet's own push clears
+  // at the limit's speed in a substep (erp2 |depth| / h <= maxSpeed): from there on the engine's
+  // push gives it no more velocity than the limit allowed. Or when its time is up.
+  const double erp = world_->getSolverInfo().m_erp2;
+  for (std::uint32_t i = 0; i < solver_->depenetration.size(); ++i) {
+    JointWarmStartSolver::Depenetration& d = solver_->depenetration[i];
+    if (d.maxSpeed <= 0.0) continue;
+    d.timeLeft -= h;
+    if (!(erp > 0.0) || -d.deepest * erp <= d.maxSpeed * h || d.timeLeft <= 0.0) {
+      solver_->setDepenetration(i, 0.0, 0.0);
+    } else {
+      d.deepest = 0.0;
+    }
+  }
+}
+
 void BulletWorld::postTick(double h) {
   advanceKinematicMoves();
+  releaseDepenetrationLimits(h);
   checkJointBreaks();
   projectJointAnchors();
   collectContactEvents();
