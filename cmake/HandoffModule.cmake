@@ -77,5 +77,25 @@ function(handoff_add_module_tests name)
   target_link_libraries(handoff_${name}_tests PRIVATE handoff::${lib} ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_compile_definitions(handoff_${name}_tests PRIVATE
     HANDOFF_DATA_DIR="${PROJECT_SOURCE_DIR}/data" HANDOFF_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-  gtest_discover_tests(handoff_${name}_tests DISCOVERY_TIMEOUT 120 PROPERTIES LABELS ${name})
+  handoff_register_gtests(handoff_${name}_tests ${name})
+endfunction()
+
+# CTest tests of a GoogleTest binary. By default one CTest test per GoogleTest test
+# (gtest_discover_tests: a failure names its test, ctest -R picks one). With HANDOFF_TEST_SHARDS
+# = N > 0, N tests per binary instead (<binary>.shard<i>, GoogleTest's own sharding: every test
+# runs once, in one of N processes): what the sanitizer build uses, where starting a process is
+# most of a short test's time (ASan's shadow memory, LeakSanitizer's scan at exit: 0.5-0.8 s a
+# process against 10-50 ms in the normal build; docs/ARCHITECTURE.md, "The test suite's time").
+set(HANDOFF_TEST_SHARDS 0 CACHE STRING "CTest tests per GoogleTest binary (0: one per test)")
+function(handoff_register_gtests target label)
+  if(HANDOFF_TEST_SHARDS GREATER 0)
+    math(EXPR last "${HANDOFF_TEST_SHARDS} - 1")
+    foreach(i RANGE ${last})
+      add_test(NAME ${target}.shard${i} COMMAND ${target})
+      set_tests_properties(${target}.shard${i} PROPERTIES LABELS ${label}
+                           ENVIRONMENT "GTEST_TOTAL_SHARDS=${HANDOFF_TEST_SHARDS};GTEST_SHARD_INDEX=${i}")
+    endforeach()
+  else()
+    gtest_discover_tests(${target} DISCOVERY_TIMEOUT 120 PROPERTIES LABELS ${label})
+  endif()
 endfunction()

@@ -67,13 +67,15 @@ ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
 # 10 minutes of CI. The normal build keeps gcc, the one users' Debian builds use; this one gets
 # clang's warnings. -O1 -g1 (stack traces still name file and line). The pits' statistics (32
 # seeded piles each) run in the normal build; here every test runs with the sanitizer build's
-# member counts (tests/support/ensemble.h), the invariants checked every step.
+# member counts (tests/support/ensemble.h), the invariants checked every step. Each GoogleTest
+# binary runs as 4 shards (HANDOFF_TEST_SHARDS, cmake/HandoffModule.cmake) instead of a process per
+# test: under ASan a process costs 0.5-0.8 s to start and end, most of a short test's time.
 echo "== sanitizer build (clang, ASan + UBSan, double-precision Bullet, libFuzzer targets) =="
 phase "sanitizer build"
 CC=clang CXX=clang++ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DHANDOFF_SANITIZE=ON \
   -DHANDOFF_FUZZ=ON -DHANDOFF_BULLET_DOUBLE=ON -DHANDOFF_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON \
-  -DHANDOFF_WARNINGS_AS_ERRORS=ON "${launcher[@]}"
+  -DHANDOFF_WARNINGS_AS_ERRORS=ON -DHANDOFF_TEST_SHARDS=4 "${launcher[@]}"
 cmake --build build-san -j "$jobs"
 phase "sanitizer suite"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
