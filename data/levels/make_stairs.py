@@ -16,25 +16,18 @@ its bottom face (it stands on the ground at y = 0):
 
 Every face is two triangles, wound counter-clockwise seen from outside.
 """
-import base64
-import json
 import os
-import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+from gltf_write import Builder, quad, write_gltf  # noqa: E402
 
 STEPS, RISE, RUN, WIDTH, LANDING = 8, 0.18, 0.3, 1.5, 1.5
 
 
 def geometry():
     vertices, indices = [], []
-
-    def quad(a, b, c, d):
-        """Two triangles a-b-c, a-c-d (counter-clockwise seen from the side the normal faces)."""
-        base = len(vertices)
-        vertices.extend([a, b, c, d])
-        indices.extend([base, base + 1, base + 2, base, base + 2, base + 3])
-
     x0, x1 = -WIDTH / 2, WIDTH / 2
     top = STEPS * RISE
     back = -(STEPS * RUN + LANDING)
@@ -43,43 +36,23 @@ def geometry():
     columns.append((-STEPS * RUN, back, top))
     below = 0.0
     for zf, zb, y in columns:
-        quad((x0, below, zf), (x1, below, zf), (x1, y, zf), (x0, y, zf))  # riser, facing +Z
-        quad((x0, y, zf), (x1, y, zf), (x1, y, zb), (x0, y, zb))  # tread, facing +Y
-        quad((x1, 0.0, zf), (x1, 0.0, zb), (x1, y, zb), (x1, y, zf))  # side, facing +X
-        quad((x0, 0.0, zb), (x0, 0.0, zf), (x0, y, zf), (x0, y, zb))  # side, facing -X
+        quad(vertices, indices, (x0, below, zf), (x1, below, zf), (x1, y, zf), (x0, y, zf))  # riser, facing +Z
+        quad(vertices, indices, (x0, y, zf), (x1, y, zf), (x1, y, zb), (x0, y, zb))  # tread, facing +Y
+        quad(vertices, indices, (x1, 0.0, zf), (x1, 0.0, zb), (x1, y, zb), (x1, y, zf))  # side, facing +X
+        quad(vertices, indices, (x0, 0.0, zb), (x0, 0.0, zf), (x0, y, zf), (x0, y, zb))  # side, facing -X
         below = y
-    quad((x1, 0.0, back), (x0, 0.0, back), (x0, top, back), (x1, top, back))  # back wall, facing -Z
+    # back wall, facing -Z
+    quad(vertices, indices, (x1, 0.0, back), (x0, 0.0, back), (x0, top, back), (x1, top, back))
     return vertices, indices
 
 
 def main():
-    vertices, indices = geometry()
-    positions = b"".join(struct.pack("<3f", *v) for v in vertices)
-    index_bytes = b"".join(struct.pack("<H", i) for i in indices)
-    data = index_bytes + positions  # indices first: both views stay 4-byte aligned
-    lo = [min(v[k] for v in vertices) for k in range(3)]
-    hi = [max(v[k] for v in vertices) for k in range(3)]
-    doc = {
-        "asset": {"version": "2.0", "generator": "handoff data/levels/make_stairs.py"},
-        "scene": 0,
-        "scenes": [{"nodes": [0]}],
-        "nodes": [{"name": "Stairs", "mesh": 0}],
-        "meshes": [{"name": "stairs", "primitives": [{"attributes": {"POSITION": 1}, "indices": 0, "mode": 4}]}],
-        "accessors": [
-            {"bufferView": 0, "componentType": 5123, "count": len(indices), "type": "SCALAR"},
-            {"bufferView": 1, "componentType": 5126, "count": len(vertices), "type": "VEC3",
-             "min": [round(x, 6) for x in lo], "max": [round(x, 6) for x in hi]},
-        ],
-        "bufferViews": [
-            {"buffer": 0, "byteOffset": 0, "byteLength": len(index_bytes), "target": 34963},
-            {"buffer": 0, "byteOffset": len(index_bytes), "byteLength": len(positions), "target": 34962},
-        ],
-        "buffers": [{"byteLength": len(data),
-                     "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()}],
-    }
-    with open(os.path.join(HERE, "stairs.gltf"), "w") as out:
-        json.dump(doc, out, indent=1)
-        out.write("\n")
+    b = Builder("handoff data/levels/make_stairs.py")
+    stairs = b.mesh("stairs", *geometry())
+    b.doc["scenes"] = [{"nodes": [b.node(name="Stairs", mesh=stairs)]}]
+    b.doc["scene"] = 0
+    doc, data = b.finish()
+    write_gltf(os.path.join(HERE, "stairs.gltf"), doc, data)
 
 
 if __name__ == "__main__":

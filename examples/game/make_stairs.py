@@ -6,19 +6,14 @@ convention). Deterministic: running it again gives the same bytes.
 
     python3 examples/game/make_stairs.py examples/game/stairs.glb
 """
-import json
-import struct
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from gltf_write import Builder, quad, write_glb  # noqa: E402
 
 RISE, RUN, WIDTH, STEPS, LANDING = 0.2, 0.3, 3.0, 7, 3.0
 FLOOR = 15.0  # half the floor's side [m]
-
-
-def quad(verts, idx, a, b, c, d):
-    """Two triangles a-b-c, a-c-d (counter-clockwise seen from the front)."""
-    base = len(verts)
-    verts.extend([a, b, c, d])
-    idx.extend([base, base + 1, base + 2, base, base + 2, base + 3])
 
 
 def floor():
@@ -50,44 +45,12 @@ def stairs():
 
 
 def main(path):
-    meshes = [("Floor", *floor()), ("Stairs", *stairs())]
-    binary = bytearray()
-    views, accessors, gltf_meshes, nodes = [], [], [], []
-    for n, (name, verts, idx) in enumerate(meshes):
-        pos_offset = len(binary)
-        for p in verts:
-            binary += struct.pack("<3f", *p)
-        idx_offset = len(binary)
-        for k in idx:
-            binary += struct.pack("<I", k)
-        views.append({"buffer": 0, "byteOffset": pos_offset, "byteLength": idx_offset - pos_offset, "target": 34962})
-        views.append({"buffer": 0, "byteOffset": idx_offset, "byteLength": 4 * len(idx), "target": 34963})
-        lo = [min(p[a] for p in verts) for a in range(3)]
-        hi = [max(p[a] for p in verts) for a in range(3)]
-        accessors.append({"bufferView": 2 * n, "componentType": 5126, "count": len(verts), "type": "VEC3",
-                          "min": lo, "max": hi})
-        accessors.append({"bufferView": 2 * n + 1, "componentType": 5125, "count": len(idx), "type": "SCALAR"})
-        gltf_meshes.append({"name": name, "primitives": [{"attributes": {"POSITION": 2 * n}, "indices": 2 * n + 1,
-                                                          "mode": 4}]})
-        nodes.append({"name": name, "mesh": n})
-    doc = {
-        "asset": {"version": "2.0", "generator": "handoff examples/game/make_stairs.py"},
-        "scene": 0,
-        "scenes": [{"nodes": list(range(len(nodes)))}],
-        "nodes": nodes,
-        "meshes": gltf_meshes,
-        "accessors": accessors,
-        "bufferViews": views,
-        "buffers": [{"byteLength": len(binary)}],
-    }
-    text = json.dumps(doc, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 4)
-    binary += b"\0" * (-len(binary) % 4)
-    total = 12 + 8 + len(text) + 8 + len(binary)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<4sII", b"glTF", 2, total))
-        f.write(struct.pack("<I4s", len(text), b"JSON") + text)
-        f.write(struct.pack("<I4s", len(binary), b"BIN\0") + bytes(binary))
+    b = Builder("handoff examples/game/make_stairs.py")
+    nodes = [b.node(name=name, mesh=b.mesh(name, *geometry())) for name, geometry in
+             (("Floor", floor), ("Stairs", stairs))]
+    b.doc["scenes"] = [{"nodes": nodes}]
+    b.doc["scene"] = 0
+    write_glb(path, *b.finish())
 
 
 if __name__ == "__main__":

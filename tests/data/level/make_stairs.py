@@ -24,83 +24,29 @@ Variants: stairs.glb (the same as GLB), stairs_external.gltf + stairs_external.b
 file beside it), stairs_missing_buffer.gltf (its buffer names a file that does not exist),
 stairs_nonfinite.gltf (vertex 5 of mesh "stairs" is NaN).
 """
-import base64
-import json
 import math
 import os
-import struct
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-FLOAT, USHORT = 5126, 5123
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "scripts"))
+from gltf_write import Builder, quad, write_gltf, write_glb  # noqa: E402
 
 
 def stairs_geometry():
     rise, run, width = 0.4, 0.3, 1.0
     vertices, indices = [], []
-
-    def quad(a, b, c, d):
-        base = len(vertices)
-        vertices.extend([a, b, c, d])
-        indices.extend([base, base + 1, base + 2, base, base + 2, base + 3])
-
     for i in range(3):
         x0, x1 = i * run, (i + 1) * run
         y0, y1 = i * rise, (i + 1) * rise
-        quad((x0, y0, 0.0), (x0, y1, 0.0), (x0, y1, width), (x0, y0, width))  # riser
-        quad((x0, y1, 0.0), (x1, y1, 0.0), (x1, y1, width), (x0, y1, width))  # tread
+        quad(vertices, indices, (x0, y0, 0.0), (x0, y1, 0.0), (x0, y1, width), (x0, y0, width))  # riser
+        quad(vertices, indices, (x0, y1, 0.0), (x1, y1, 0.0), (x1, y1, width), (x0, y1, width))  # tread
     indices.extend([0, 1, 1])  # degenerate: a repeated vertex
     return vertices, indices
 
 
-class Builder:
-    def __init__(self):
-        self.bin = bytearray()
-        self.doc = {"asset": {"version": "2.0", "generator": "handoff tests/data/level/make_stairs.py"},
-                    "buffers": [], "bufferViews": [], "accessors": [], "meshes": [], "nodes": [],
-                    "scenes": []}
-
-    def _view(self, data):
-        while len(self.bin) % 4:
-            self.bin.append(0)
-        offset = len(self.bin)
-        self.bin.extend(data)
-        self.doc["bufferViews"].append({"buffer": 0, "byteOffset": offset, "byteLength": len(data)})
-        return len(self.doc["bufferViews"]) - 1
-
-    def mesh(self, name, vertices, indices=None, mode=4):
-        self.doc["meshes"].append({"name": name, "primitives": [self.primitive(vertices, indices, mode)]})
-        return len(self.doc["meshes"]) - 1
-
-    def primitive(self, vertices, indices=None, mode=4):
-        data = b"".join(struct.pack("<3f", *v) for v in vertices)
-        view = self._view(data)
-        finite = [v for v in vertices if all(math.isfinite(c) for c in v)]
-        position = {"bufferView": view, "componentType": FLOAT, "count": len(vertices), "type": "VEC3"}
-        if len(finite) == len(vertices):
-            position["min"] = [min(v[k] for v in vertices) for k in range(3)]
-            position["max"] = [max(v[k] for v in vertices) for k in range(3)]
-        self.doc["accessors"].append(position)
-        primitive = {"attributes": {"POSITION": len(self.doc["accessors"]) - 1}, "mode": mode}
-        if indices is not None:
-            view = self._view(struct.pack("<%dH" % len(indices), *indices))
-            self.doc["accessors"].append({"bufferView": view, "componentType": USHORT,
-                                          "count": len(indices), "type": "SCALAR"})
-            primitive["indices"] = len(self.doc["accessors"]) - 1
-        return primitive
-
-    def node(self, **fields):
-        self.doc["nodes"].append(fields)
-        return len(self.doc["nodes"]) - 1
-
-    def finish(self):
-        while len(self.bin) % 4:
-            self.bin.append(0)
-        return self.doc, bytes(self.bin)
-
-
 def build(nonfinite=False):
-    b = Builder()
+    b = Builder("handoff tests/data/level/make_stairs.py")
     floor = b.mesh("floor", [(-3, 0, -3), (-3, 0, 3), (3, 0, 3), (3, 0, -3)], [0, 1, 2, 0, 2, 3])
     vertices, indices = stairs_geometry()
     if nonfinite:
@@ -124,40 +70,17 @@ def build(nonfinite=False):
     return b.finish()
 
 
-def data_uri(data):
-    return "data:application/octet-stream;base64," + base64.b64encode(data).decode()
-
-
-def write_gltf(name, doc, data, uri=None):
-    doc = json.loads(json.dumps(doc))
-    doc["buffers"] = [{"byteLength": len(data), "uri": uri if uri is not None else data_uri(data)}]
-    text = json.dumps(doc, indent=1, allow_nan=True).replace("NaN", "null")
-    with open(os.path.join(HERE, name), "w") as out:
-        out.write(text + "\n")
-
-
-def write_glb(name, doc, data):
-    doc = json.loads(json.dumps(doc))
-    doc["buffers"] = [{"byteLength": len(data)}]
-    text = json.dumps(doc, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 4)
-    out = struct.pack("<III", 0x46546C67, 2, 12 + 8 + len(text) + 8 + len(data))
-    out += struct.pack("<II", len(text), 0x4E4F534A) + text
-    out += struct.pack("<II", len(data), 0x004E4942) + data
-    with open(os.path.join(HERE, name), "wb") as f:
-        f.write(out)
-
-
 def main():
     doc, data = build()
-    write_gltf("stairs.gltf", doc, data)
-    write_glb("stairs.glb", doc, data)
-    write_gltf("stairs_external.gltf", doc, data, uri="stairs_external.bin")
+    here = lambda name: os.path.join(HERE, name)  # noqa: E731
+    write_gltf(here("stairs.gltf"), doc, data)
+    write_glb(here("stairs.glb"), doc, data)
+    write_gltf(here("stairs_external.gltf"), doc, data, uri="stairs_external.bin")
     with open(os.path.join(HERE, "stairs_external.bin"), "wb") as f:
         f.write(data)
-    write_gltf("stairs_missing_buffer.gltf", doc, data, uri="no_such_buffer.bin")
+    write_gltf(here("stairs_missing_buffer.gltf"), doc, data, uri="no_such_buffer.bin")
     doc, data = build(nonfinite=True)
-    write_gltf("stairs_nonfinite.gltf", doc, data)
+    write_gltf(here("stairs_nonfinite.gltf"), doc, data)
 
 
 if __name__ == "__main__":
