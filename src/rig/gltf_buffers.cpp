@@ -53,9 +53,6 @@ std::optional<std::string> decodeDataUri(const std::string& uri) {
   return out;
 }
 
-/// External buffers a file may read in all, the bound of the meshopt data it may decode. [bytes]
-constexpr std::uint64_t kMaxExternalBytes = std::uint64_t{1} << 30;
-
 /// What an external URI that is not a readable file beside the glTF file is told: the same words
 /// whatever the reason, so that an error does not say whether a file elsewhere exists or how big it is.
 std::string notBeside(const std::string& uri) {
@@ -151,7 +148,8 @@ std::string readExternal(const std::string& baseDir, const std::string& uri, std
 
 }  // namespace
 
-Buffers resolveBuffers(const Json& doc, std::optional<std::string_view> glbBin, const std::string& baseDir) {
+Buffers resolveBuffers(const Json& doc, std::optional<std::string_view> glbBin, const std::string& baseDir,
+                       std::uint64_t maxExternalBytes) {
   Buffers buffers;
   const Json* list = find(doc, "buffers");
   if (list == nullptr) return buffers;
@@ -187,10 +185,10 @@ Buffers resolveBuffers(const Json& doc, std::optional<std::string_view> glbBin, 
         invalid(member(path, "uri"),
                 "names the external file '" + uri + "', which an import from memory cannot read");
       }
-      if (length > kMaxExternalBytes - externalTotal) {
+      if (length > maxExternalBytes || length > maxExternalBytes - externalTotal) {
         invalid(member(path, "byteLength"), "is " + std::to_string(length) +
                                                 ": the external buffers may hold " +
-                                                std::to_string(kMaxExternalBytes) + " bytes in all");
+                                                std::to_string(maxExternalBytes) + " bytes in all");
       }
       externalTotal += length;
       buffers.external = true;

@@ -492,8 +492,8 @@ struct Checked {
 };
 
 void checkDocument(const Json& doc, std::optional<std::string_view> bin, const std::string& baseDir,
-                   Checked& out) {
-  out.buffers = resolveBuffers(doc, bin, baseDir);
+                   std::uint64_t maxExternalBytes, Checked& out) {
+  out.buffers = resolveBuffers(doc, bin, baseDir, maxExternalBytes);
   checkImageUris(doc, baseDir);
   out.views = checkViews(doc, out.buffers);
   out.accessors = checkStructure(doc, out.buffers, out.views);
@@ -503,7 +503,7 @@ void checkDocument(const Json& doc, std::optional<std::string_view> bin, const s
 }  // namespace gltf
 
 Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string& source,
-                           const std::string& baseDir) {
+                           const std::string& baseDir, std::uint64_t maxExternalBytes) {
   using namespace gltf;
   std::string_view json = data;
   std::optional<std::string_view> bin;
@@ -556,14 +556,14 @@ Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string
   GltfInfo info;
   try {
     Checked checked;
-    checkDocument(doc, bin, baseDir, checked);
+    checkDocument(doc, bin, baseDir, maxExternalBytes, checked);
     info.rewritten = rewrite(doc, checked.buffers, checked.views, checked.accessors, info.warnings);
     if (!info.rewritten.empty()) {
       // The rewritten file is checked like any other (index and joint values are at hand now).
       const std::string_view out = info.rewritten;
       const Json rewritten = Json::parse(out.substr(20, readU32(out, 12)));
       Checked again;
-      checkDocument(rewritten, out.substr(28 + readU32(out, 12)), {}, again);
+      checkDocument(rewritten, out.substr(28 + readU32(out, 12)), {}, maxExternalBytes, again);
     }
   } catch (const Invalid& problem) {
     return Error{source + ": " + problem.message};

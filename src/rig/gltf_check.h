@@ -14,6 +14,7 @@
 #include "handoff/result.h"
 #include "handoff/rig.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,11 +37,19 @@ struct GltfInfo {
   std::string rewritten;
 };
 
+/// External buffers a file may read in all, and the bound of the meshopt data it may decode, when
+/// the caller gives no lower one. [bytes]
+inline constexpr std::uint64_t kMaxExternalBytes = std::uint64_t{1} << 30;
+
 /// Checks GLB (`binary`) or glTF JSON bytes. `baseDir` is the directory that external buffer URIs
 /// are relative to; empty for bytes held in memory, where an external buffer is an error.
+/// `maxExternalBytes` bounds what the external buffers may hold in all (readGltf: the import
+/// worker's memory limit, at most kMaxExternalBytes), checked against their byteLength before
+/// any is read.
 /// Errors: "<source>: <reason>" (bad magic, version or chunk length, JSON parse error, "<JSON
 /// path>: <what is wrong>", a meshopt mode, filter or codec version that cannot be decoded).
 Result<GltfInfo> checkGltf(std::string_view data, bool binary, const std::string& source,
-                           const std::string& baseDir = {});
+                           const std::string& baseDir = {},
+                           std::uint64_t maxExternalBytes = kMaxExternalBytes);
 
 }  // namespace handoff::detail

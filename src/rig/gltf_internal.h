@@ -188,7 +188,8 @@ struct Accessor {
 /// when its URI is a relative path without '..' to a regular file inside `baseDir` (symbolic links
 /// resolved), exactly byteLength bytes of it, 1 GiB in all; an error about it is the same whatever
 /// the file outside is (missing, a device, a FIFO, a link out), so that it reveals nothing.
-Buffers resolveBuffers(const Json& doc, std::optional<std::string_view> glbBin, const std::string& baseDir);
+Buffers resolveBuffers(const Json& doc, std::optional<std::string_view> glbBin, const std::string& baseDir,
+                       std::uint64_t maxExternalBytes);
 
 /// Every image URI that is not a data URI names a relative path without '..' and, beside a file
 /// (`baseDir` not empty), nothing but a regular file inside its folder (a missing image is not an

@@ -5,6 +5,8 @@
 
 #include <assimp/Importer.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <utility>
 
@@ -18,7 +20,12 @@ Result<ReadResult> readGltf(Assimp::Importer& importer, std::string_view data, c
   const bool binary = isBinaryGltf(data);
   const std::string baseDir =
       path.empty() ? std::string() : std::filesystem::absolute(path).parent_path().string();
-  Result<GltfInfo> checked = checkGltf(data, binary, source, baseDir);
+  // External buffers are read here, in this process: no more than the worker may hold.
+  const double workerBytes = limits.memoryMiB * 1024.0 * 1024.0;
+  const std::uint64_t maxExternal = workerBytes < static_cast<double>(kMaxExternalBytes)
+                                        ? static_cast<std::uint64_t>(std::max(workerBytes, 0.0))
+                                        : kMaxExternalBytes;
+  Result<GltfInfo> checked = checkGltf(data, binary, source, baseDir, maxExternal);
   if (!checked) return Error{validUtf8(checked.error())};
   info = std::move(checked.value());
   std::string_view bytes = data;

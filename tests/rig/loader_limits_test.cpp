@@ -131,6 +131,26 @@ class ExternalUri : public ::testing::Test {
 
 constexpr const char* kRefused = "which is not a regular file inside the glTF file's folder";
 
+// External buffers are read in this process, before the worker: no more than the worker may
+// hold (ImportOptions::parserMemoryLimit), checked against byteLength before reading.
+TEST_F(ExternalUri, TheExternalBuffersAreBoundedByTheWorkersMemoryLimit) {
+  const std::string decoded = unbase64(dataUri_.substr(dataUri_.find(',') + 1));
+  writeBytes(folder_ / "animated.bin", decoded);
+  std::string json = json_;
+  json.replace(json.find(dataUri_), dataUri_.size(), "\"animated.bin\"");
+  writeBytes(folder_ / "model.gltf", json);
+  ImportOptions options = direct();
+  options.parserMemoryLimit = 30.0 / (1024.0 * 1024.0);  // 30 bytes, under the 40-byte buffer
+  const Result<ImportedAsset> refused = importFile((folder_ / "model.gltf").string(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("byteLength: is 40: the external buffers may hold 30 bytes in all"),
+            std::string::npos)
+      << refused.error();
+  options.parserMemoryLimit = 40.0 / (1024.0 * 1024.0);  // exactly the buffer
+  const Result<ImportedAsset> read = importFile((folder_ / "model.gltf").string(), options);
+  EXPECT_TRUE(read.ok()) << read.error();
+}
+
 TEST_F(ExternalUri, AGoodBinBesideTheFileLoads) {
   const std::string decoded = unbase64(dataUri_.substr(dataUri_.find(',') + 1));
   ASSERT_EQ(decoded.size(), 40U);
