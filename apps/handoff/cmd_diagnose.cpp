@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -186,13 +185,14 @@ struct Outcome {
   int removed = 0;  ///< Problems that pass after the change.
   std::vector<std::string> newFailures;
   ScenarioResult result;
+  /// Every failing row passes after the change and no row that passed fails.
+  bool cures() const { return ok && removed == static_cast<int>(after.size()) && newFailures.empty(); }
   const char* verdict() const {
     if (!ok) return "error";
+    if (cures()) return "removes";
     // A change that clears the failing rows but fails a row that passed swaps one problem for
     // another: not a cure.
-    if (removed == static_cast<int>(after.size())) {
-      return newFailures.empty() ? "removes" : "trades";
-    }
+    if (removed == static_cast<int>(after.size())) return "trades";
     if (effect >= kEffectThreshold) return "reduces";
     if (effect <= -kEffectThreshold) return "worsens";
     return "no effect";
@@ -402,9 +402,7 @@ int diagnose(const std::string& file, bool json) {
     // makes more checks pass; errors last; ties in the order tried.
     std::stable_sort(outcomes.begin(), outcomes.end(), [](const Outcome& a, const Outcome& b) {
       if (a.ok != b.ok) return a.ok;
-      const bool aCures = std::strcmp(a.verdict(), "removes") == 0;
-      const bool bCures = std::strcmp(b.verdict(), "removes") == 0;
-      if (aCures != bCures) return aCures;
+      if (a.cures() != b.cures()) return a.cures();
       if (a.effect != b.effect) return a.effect > b.effect;
       return a.removed > b.removed;
     });

@@ -6,12 +6,15 @@
 // /proc and may be called from any thread.
 #pragma once
 
+#include "handoff/controller.h"
 #include "handoff/crowd.h"
+#include "handoff/recovery.h"
 #include "handoff/result.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace handoff {
@@ -61,6 +64,15 @@ struct SoakResult {
 /// the character that could not be created.
 Result<SoakResult> runSoak(const std::string& dataDir, const SoakOptions& options,
                            const std::function<void(const SoakSample&)>& onSample = {});
+
+/// The prop every soak character carries: a sword (capsule, 2 cm radius, 0.7 m between cap
+/// centres) gripped in the right hand (the forearm's end when the map has no hand).
+PropDesc soakSword(const RagdollAsset& asset);
+
+/// The soak's two get-up clips (DeepMimic face up, face down from `dataDir`/deepmimic), prepared
+/// for a character with `skeleton` and `map`. Errors name the file.
+Result<std::vector<GetUpClip>> soakGetUpClips(const std::string& dataDir, const Skeleton& skeleton,
+                                              const HumanoidMap& map);
 
 /// The process's resident memory now (/proc/self/statm). [KiB] (0 when unreadable)
 long residentKb();

@@ -61,8 +61,22 @@ bool due(double t, double interval) {
   return std::floor(t / interval) != std::floor((t - kDt) / interval) && t >= interval;
 }
 
-Result<std::vector<GetUpClip>> soakGetUps(const std::string& dataDir, const Skeleton& skeleton,
-                                          const HumanoidMap& map) {
+}  // namespace
+
+PropDesc soakSword(const RagdollAsset& asset) {
+  PropDesc prop;
+  prop.name = "sword";
+  prop.handJoint = asset.map[Slot::HandR] >= 0 ? asset.map[Slot::HandR] : asset.map[Slot::LowerArmR];
+  prop.shape.type = ShapeType::Capsule;
+  prop.shape.radius = 0.02;
+  prop.shape.halfHeight = 0.35;
+  prop.handFromGrip.translation = Vec3{-0.075, 0.0, 0.0};
+  prop.propFromGrip.translation = Vec3{0.0, -0.25, 0.0};
+  return prop;
+}
+
+Result<std::vector<GetUpClip>> soakGetUpClips(const std::string& dataDir, const Skeleton& skeleton,
+                                              const HumanoidMap& map) {
   Result<ImportedAsset> up = importFile(dataDir + "/deepmimic/humanoid3d_getup_faceup.bvh");
   if (!up) return Error{up.error()};
   Result<ImportedAsset> down = importFile(dataDir + "/deepmimic/humanoid3d_getup_facedown.bvh");
@@ -74,8 +88,6 @@ Result<std::vector<GetUpClip>> soakGetUps(const std::string& dataDir, const Skel
   const std::vector<Clip> clips{up->clips.front(), down->clips.front()};
   return prepareGetUpClips(clips, skeleton, map, skeleton, map);
 }
-
-}  // namespace
 
 Result<SoakResult> runSoak(const std::string& dataDir, const SoakOptions& options,
                            const std::function<void(const SoakSample&)>& onSample) {
@@ -90,7 +102,7 @@ Result<SoakResult> runSoak(const std::string& dataDir, const SoakOptions& option
   Result<RagdollAsset> built = buildRagdoll(crowd.skeleton, BuildOptions{});
   if (!built) return Error{built.error()};
   auto asset = std::make_shared<const RagdollAsset>(std::move(built).value());
-  Result<std::vector<GetUpClip>> getUps = soakGetUps(dataDir, crowd.skeleton, asset->map);
+  Result<std::vector<GetUpClip>> getUps = soakGetUpClips(dataDir, crowd.skeleton, asset->map);
   if (!getUps) return Error{getUps.error()};
 
   std::unique_ptr<PhysicsWorld> world = createBulletWorld();
@@ -99,14 +111,7 @@ Result<SoakResult> runSoak(const std::string& dataDir, const SoakOptions& option
   std::vector<Transform> locals(joints);
   crowd.run.sample(0.0, WrapMode::Loop, locals);
 
-  PropDesc prop;
-  prop.name = "sword";
-  prop.handJoint = asset->map[Slot::HandR] >= 0 ? asset->map[Slot::HandR] : asset->map[Slot::LowerArmR];
-  prop.shape.type = ShapeType::Capsule;
-  prop.shape.radius = 0.02;
-  prop.shape.halfHeight = 0.35;
-  prop.handFromGrip.translation = Vec3{-0.075, 0.0, 0.0};
-  prop.propFromGrip.translation = Vec3{0.0, -0.25, 0.0};
+  const PropDesc prop = soakSword(*asset);
 
   std::vector<SoakCharacter> characters(static_cast<size_t>(options.characters));
   for (size_t i = 0; i < characters.size(); ++i) {

@@ -90,14 +90,7 @@ struct Scene {
     Result<RagdollAsset> built = buildRagdoll(run.skeleton, BuildOptions{});
     if (!built) return ::testing::AssertionFailure() << built.error();
     asset = std::make_shared<const RagdollAsset>(std::move(built).value());
-    Result<ImportedAsset> up =
-        importFile(std::string(HANDOFF_DATA_DIR) + "/deepmimic/humanoid3d_getup_faceup.bvh");
-    Result<ImportedAsset> down =
-        importFile(std::string(HANDOFF_DATA_DIR) + "/deepmimic/humanoid3d_getup_facedown.bvh");
-    if (!up || !down) return ::testing::AssertionFailure() << "get-up clips";
-    const std::vector<Clip> clips{up->clips.front(), down->clips.front()};
-    Result<std::vector<GetUpClip>> getUps =
-        prepareGetUpClips(clips, run.skeleton, asset->map, run.skeleton, asset->map);
+    Result<std::vector<GetUpClip>> getUps = soakGetUpClips(HANDOFF_DATA_DIR, run.skeleton, asset->map);
     if (!getUps) return ::testing::AssertionFailure() << getUps.error();
     world = createBulletWorld();
     world->addGroundPlane(Vec3{0.0, 1.0, 0.0}, 0.0);
@@ -108,14 +101,7 @@ struct Scene {
     if (!created) return ::testing::AssertionFailure() << created.error();
     ch = std::move(created).value();
     ch->setGetUpClips((*getUps)[0], (*getUps)[1]);
-    PropDesc sword;
-    sword.name = "sword";
-    sword.handJoint = asset->map[Slot::HandR] >= 0 ? asset->map[Slot::HandR] : asset->map[Slot::LowerArmR];
-    sword.shape.type = ShapeType::Capsule;
-    sword.shape.radius = 0.02;
-    sword.shape.halfHeight = 0.35;
-    sword.handFromGrip.translation = Vec3{-0.075, 0.0, 0.0};
-    sword.propFromGrip.translation = Vec3{0.0, -0.25, 0.0};
+    const PropDesc sword = soakSword(*asset);
     Result<int> added = ch->addProp(sword);
     if (!added) return ::testing::AssertionFailure() << added.error();
     prop = *added;
