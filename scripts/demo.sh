@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The README's plain configure (Release); only the tool is built. The same folder as
+# scripts/test.sh's, so either script reuses the other's objects.
+cmake -S . -B build -G Ninja
 cmake --build build --target handoff_cli
 ./build/apps/handoff/handoff demo --out "${HANDOFF_OUT:-out/demo}"
