@@ -21,13 +21,8 @@ namespace {
 using conformance::CheckResult;
 using conformance::WorldFactory;
 
+// [snippet conformance]
 const WorldFactory kBullet = [](const WorldSettings& settings) { return createBulletWorld(settings); };
-
-WorldFactory broken(test::Fault fault) {
-  return [fault](const WorldSettings& settings) -> std::unique_ptr<PhysicsWorld> {
-    return std::make_unique<test::BrokenWorld>(createBulletWorld(settings), fault);
-  };
-}
 
 class BulletConformance : public ::testing::TestWithParam<std::string> {};
 
@@ -46,6 +41,13 @@ std::string testName(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Contracts, BulletConformance, ::testing::ValuesIn(conformance::contractNames()),
                          testName);
+// [/snippet]
+
+WorldFactory broken(test::Fault fault) {
+  return [fault](const WorldSettings& settings) -> std::unique_ptr<PhysicsWorld> {
+    return std::make_unique<test::BrokenWorld>(createBulletWorld(settings), fault);
+  };
+}
 
 /// The names of the failed checks, their details printed.
 std::set<std::string> failedContracts(const std::vector<CheckResult>& results, const char* adapter) {
