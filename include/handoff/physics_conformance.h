@@ -37,14 +37,17 @@ struct CheckResult {
   std::string detail;
 };
 
-/// The optional capabilities an adapter claims. A kind of created shape that is claimed is
-/// checked for what it must do; one that is not claimed must be refused with an error
-/// (PhysicsWorld::createShape: "An engine without a kind refuses it with an error").
+/// The optional capabilities an adapter claims. A capability that is claimed is checked for what
+/// it must do; one that is not claimed must be refused with an error (PhysicsWorld::createShape:
+/// "An engine without a kind refuses it with an error").
 struct Options {
   bool triangleMeshes = true;  ///< createShape(TriangleMeshDesc) [default true]
   bool convexHulls = true;     ///< createShape(ConvexHullDesc) [default true]
   bool heightfields = true;    ///< createShape(HeightfieldDesc) [default true]
   bool compounds = true;       ///< createShape(CompoundDesc) [default true]
+  /// JointDesc::breakForce / breakTorque measured and acted on; not claimed: a finite limit must
+  /// be refused by createJoint. [default true]
+  bool breakableJoints = true;
 };
 
 /// The contracts the suite checks, in the order runAll runs them. Independent of the options.

@@ -159,7 +159,7 @@ void stepFor(PhysicsWorld& world, int steps) {
 namespace {
 std::vector<Check> allChecks() {
   std::vector<Check> all;
-  for (auto table : {bodyChecks, jointChecks, worldChecks, queryChecks}) {
+  for (auto table : {bodyChecks, jointChecks, worldChecks, queryChecks, eventChecks}) {
     const std::vector<Check> part = table();
     all.insert(all.end(), part.begin(), part.end());
   }

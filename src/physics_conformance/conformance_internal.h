@@ -105,5 +105,6 @@ std::vector<Check> bodyChecks();   // body, kinematic, motion, impulse (checks_b
 std::vector<Check> jointChecks();  // joint (checks_joints.cpp)
 std::vector<Check> worldChecks();  // filter, sleep, step, determinism (checks_world.cpp)
 std::vector<Check> queryChecks();  // query, shape, input (checks_queries.cpp)
+std::vector<Check> eventChecks();  // lifecycle, breakable joints, contact events (checks_events.cpp)
 
 }  // namespace handoff::conformance::detail

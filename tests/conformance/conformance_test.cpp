@@ -95,6 +95,18 @@ TEST(Runner, UnclaimedShapeKindMustBeRefused) {
   EXPECT_NE(result.detail.find("accepted"), std::string::npos) << result.detail;
 }
 
+// The same for breakable joints: Bullet accepts a finite breakForce, so not claiming them fails.
+TEST(Runner, UnclaimedBreakableJointsMustBeRefused) {
+  conformance::Options options;
+  options.breakableJoints = false;
+  for (const char* contract : {"joint.break_force", "joint.break_torque"}) {
+    const CheckResult result = conformance::runCheck(contract, kBullet, options);
+    std::printf("[ figure ] %s\n", result.detail.c_str());
+    EXPECT_FALSE(result.passed) << contract;
+    EXPECT_NE(result.detail.find("accepted"), std::string::npos) << result.detail;
+  }
+}
+
 TEST(Runner, UnknownContractsAndNullWorldsFail) {
   const CheckResult unknown = conformance::runCheck("joint.no_such_thing", kBullet);
   EXPECT_FALSE(unknown.passed);
