@@ -25,7 +25,7 @@ namespace handoff::conformance {
 
 /// Makes a new, empty world with the settings given (its own simulation space). The suite calls it
 /// several times per check; the settings it passes differ from the defaults only in gravity,
-/// sleepLinearSpeed and sleepTime.
+/// sleepLinearSpeed, sleepTime and worldHalfExtent.
 using WorldFactory = std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)>;
 
 /// The outcome of one check.
@@ -48,6 +48,8 @@ struct Options {
   /// JointDesc::breakForce / breakTorque measured and acted on; not claimed: a finite limit must
   /// be refused by createJoint. [default true]
   bool breakableJoints = true;
+  /// PhysicsWorld::closestPoints answered; not claimed: it must report no points. [default true]
+  bool closestPoints = true;
 };
 
 /// The contracts the suite checks, in the order runAll runs them. Independent of the options.

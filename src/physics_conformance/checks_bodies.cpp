@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace handoff::conformance::detail {
 namespace {
@@ -20,6 +21,10 @@ double matrixOff(const glm::dmat3& a, const glm::dmat3& b, double* scale) {
     }
   }
   return off;
+}
+
+const char* motionName(MotionType motion) {
+  return motion == MotionType::Static ? "Static" : motion == MotionType::Kinematic ? "Kinematic" : "Dynamic";
 }
 
 glm::dmat3 expectedWorldInertia(const Quat& rotation, const Vec3& principal) {
@@ -160,7 +165,12 @@ void kinematicHolds(Probe& probe) {
   probe.atMost("rotation change", angleBetween(world->transform(body).rotation, start.rotation), 1e-6, "rad");
   probe.nearVec("velocity", world->linearVelocity(body), Vec3{0.0}, 1e-9, "m/s");
   probe.nearVec("angular velocity", world->angularVelocity(body), Vec3{0.0}, 1e-9, "rad/s");
-  probe.holds("motionType()", world->motionType(body) == MotionType::Kinematic, "Kinematic expected");
+  probe.holds("motionType()", world->motionType(body) == MotionType::Kinematic,
+              std::string(motionName(world->motionType(body))) + " (Kinematic expected)");
+  const StepStats& stats = world->lastStepStats();
+  probe.holds("StepStats kinematic / dynamic bodies", stats.kinematicBodies == 1 && stats.dynamicBodies == 0,
+              std::to_string(stats.kinematicBodies) + " / " + std::to_string(stats.dynamicBodies) +
+                  " (1 / 0 expected)");
 }
 
 // setMotionType keeps pose and velocities both ways (dynamic -> kinematic -> dynamic), and mass and
@@ -178,7 +188,7 @@ void motionSwitchKeepsState(Probe& probe) {
   const glm::dmat3 inertia = world->worldInertia(body);
   world->setMotionType(body, MotionType::Kinematic);
   probe.holds("motionType() after the switch", world->motionType(body) == MotionType::Kinematic,
-              "Kinematic expected");
+              std::string(motionName(world->motionType(body))) + " (Kinematic expected)");
   probe.nearVec("position after switching to kinematic", world->transform(body).translation,
                 before.translation, 1e-6, "m");
   probe.atMost("rotation change", angleBetween(world->transform(body).rotation, before.rotation), 1e-6,
@@ -292,6 +302,82 @@ void momentumConserved(Probe& probe) {
   }
 }
 
+// setTransform teleports: the body is at the new pose at once and gets no velocity from the jump
+// (a ball at rest stays at rest, and stays where it was put through a step without gravity).
+void teleport(Probe& probe) {
+  auto world = probe.world(WorldSettings{.gravity = Vec3{0.0}});
+  const BodyId ball = mustCreate(*world, sphereBody(0.1, 1.0, Vec3{0.0, 1.0, 0.0}), "ball at rest");
+  stepFor(*world, 2);
+  const Transform target{glm::angleAxis(0.8, glm::normalize(Vec3{1.0, 1.0, 0.0})), Vec3{3.0, 2.0, 1.0}};
+  world->setTransform(ball, target);
+  probe.nearVec("position right after setTransform", world->transform(ball).translation, target.translation,
+                1e-6, "m");
+  probe.atMost("  rotation", angleBetween(world->transform(ball).rotation, target.rotation), 1e-6, "rad");
+  probe.nearVec("  velocity (no derived velocity)", world->linearVelocity(ball), Vec3{0.0}, 1e-9, "m/s");
+  probe.nearVec("  angular velocity", world->angularVelocity(ball), Vec3{0.0}, 1e-9, "rad/s");
+  stepFor(*world, 1);
+  probe.nearVec("position after a step", world->transform(ball).translation, target.translation, 1e-6, "m");
+}
+
+// WorldSettings::worldHalfExtent: a body that leaves it is disabled after that step and counted in
+// StepStats::bodiesLeftWorld for that step only; a body inside stays. A 50 m world, a ball at
+// z = 45 m at 600 m/s (10 m a step).
+void leavesWorld(Probe& probe) {
+  WorldSettings settings;
+  settings.gravity = Vec3{0.0};
+  settings.worldHalfExtent = 50.0;
+  auto world = probe.world(settings);
+  const BodyId fast = mustCreate(*world, sphereBody(0.1, 1.0, Vec3{0.0, 1.0, 45.0}), "fast ball");
+  const BodyId still = mustCreate(*world, sphereBody(0.1, 1.0, Vec3{0.0, 1.0, 0.0}), "ball at rest");
+  world->setLinearVelocity(fast, Vec3{0.0, 0.0, 600.0});
+  stepFor(*world, 1);
+  probe.near("StepStats::bodiesLeftWorld of the step it left", world->lastStepStats().bodiesLeftWorld, 1,
+             0.0);
+  probe.holds("the ball that left is disabled", !world->isEnabled(fast),
+              world->isEnabled(fast) ? "enabled" : "disabled");
+  probe.holds("the ball inside stays enabled", world->isEnabled(still),
+              world->isEnabled(still) ? "enabled" : "disabled");
+  stepFor(*world, 1);
+  probe.near("bodiesLeftWorld of the next step", world->lastStepStats().bodiesLeftWorld, 0, 0.0);
+}
+
+// limitDepenetration: optional (false: not offered, and depenetrationLimited stays false). Offered,
+// a box started 3 cm inside the ground is pushed out by position alone: it rises at most maxSpeed
+// (0.3 m/s: 5 mm a step, 1 mm allowed for the contact's slop), is given no velocity beyond that
+// (0.3 m/s), reaches its resting height, and the limit lifts by maxTime (0.5 s).
+void limitDepenetrationCheck(Probe& probe) {
+  auto world = probe.world();
+  world->addGroundPlane(Vec3{0.0, 1.0, 0.0}, 0.0);
+  const BodyId box =
+      mustCreate(*world, boxBody(Vec3{0.2}, 1.0, Transform::fromTranslation(Vec3{0.0, 0.17, 0.0})),
+                 "box 3 cm in the ground");
+  const double maxSpeed = 0.3;
+  const bool offered = world->limitDepenetration(box, maxSpeed, 0.5);
+  if (!offered) {
+    const bool limited = world->depenetrationLimited(box);
+    probe.holds("limitDepenetration not offered (returned false): depenetrationLimited() false", !limited,
+                limited ? "true" : "false");
+    return;
+  }
+  const bool limited = world->depenetrationLimited(box);
+  probe.holds("limitDepenetration offered (returned true): depenetrationLimited() right after", limited,
+              limited ? "true" : "false");
+  double worstRise = 0.0, worstSpeed = 0.0;
+  double y = world->transform(box).translation.y;
+  for (int i = 0; i < 60; ++i) {
+    world->step(kDt, kSubsteps);
+    const double now = world->transform(box).translation.y;
+    worstRise = std::max(worstRise, now - y);
+    worstSpeed = std::max(worstSpeed, world->linearVelocity(box).y);
+    y = now;
+  }
+  probe.atMost("largest rise in a step", worstRise, maxSpeed * kDt + 1e-3, "m");
+  probe.atMost("largest upward velocity", worstSpeed, maxSpeed, "m/s");
+  probe.near("height after 1 s", y, 0.2, kRestTolerance, "m");
+  const bool still = world->depenetrationLimited(box);
+  probe.holds("limit lifted after 1 s (maxTime 0.5 s)", !still, still ? "still limited" : "lifted");
+}
+
 }  // namespace
 
 std::vector<Check> bodyChecks() {
@@ -304,6 +390,9 @@ std::vector<Check> bodyChecks() {
       {"motion.switch_keeps_pose_and_velocity", motionSwitchKeepsState},
       {"impulse.response", impulseResponse},
       {"impulse.momentum_conserved", momentumConserved},
+      {"body.teleport", teleport},
+      {"body.leaves_world", leavesWorld},
+      {"body.limit_depenetration", limitDepenetrationCheck},
   };
 }
 

@@ -107,6 +107,15 @@ TEST(Runner, UnclaimedBreakableJointsMustBeRefused) {
   }
 }
 
+// And for closestPoints: an engine without the query reports none; Bullet reports points.
+TEST(Runner, UnclaimedClosestPointsMustReportNone) {
+  conformance::Options options;
+  options.closestPoints = false;
+  const CheckResult result = conformance::runCheck("query.closest_points", kBullet, options);
+  std::printf("[ figure ] %s\n", result.detail.c_str());
+  EXPECT_FALSE(result.passed);
+}
+
 TEST(Runner, UnknownContractsAndNullWorldsFail) {
   const CheckResult unknown = conformance::runCheck("joint.no_such_thing", kBullet);
   EXPECT_FALSE(unknown.passed);
