@@ -20,6 +20,10 @@ enum class Fault {
   /// moveKinematic teleports (setTransform): the body arrives but without the velocity that took it
   /// there.
   TeleportingMove,
+  /// State shared by the worlds of the process (as an engine's global scratch or cache that several
+  /// live worlds disturb): while another world of this kind is alive, step() takes one substep
+  /// more than asked. A world's results then depend on the others.
+  SharedState,
 };
 
 class BrokenWorld : public PhysicsWorld, private SubstepListener {
@@ -27,8 +31,12 @@ class BrokenWorld : public PhysicsWorld, private SubstepListener {
   BrokenWorld(std::unique_ptr<PhysicsWorld> inner, Fault fault) : inner_(std::move(inner)), fault_(fault) {
     // The inner world runs this decorator's listeners (the substep listener list is not virtual).
     inner_->addSubstepListener(this);
+    ++liveWorlds();
   }
-  ~BrokenWorld() override { inner_->removeSubstepListener(this); }
+  ~BrokenWorld() override {
+    inner_->removeSubstepListener(this);
+    --liveWorlds();
+  }
 
   Result<BodyId> createBody(const BodyDesc& desc) override { return inner_->createBody(desc); }
   void destroyBody(BodyId body) override { inner_->destroyBody(body); }
@@ -116,7 +124,9 @@ class BrokenWorld : public PhysicsWorld, private SubstepListener {
   double jointAnchorSeparation(JointId joint) const override { return inner_->jointAnchorSeparation(joint); }
   JointBreakState jointBreakState(JointId joint) const override { return inner_->jointBreakState(joint); }
 
-  void step(double dt, int substeps) override { inner_->step(dt, substeps); }
+  void step(double dt, int substeps) override {
+    inner_->step(dt, fault_ == Fault::SharedState && liveWorlds() > 1 ? substeps + 1 : substeps);
+  }
   const StepStats& lastStepStats() const override { return inner_->lastStepStats(); }
   const WorldSettings& settings() const override { return inner_->settings(); }
 
@@ -156,6 +166,12 @@ class BrokenWorld : public PhysicsWorld, private SubstepListener {
       lower[k] = -upper[k];
       upper[k] = -l;
     }
+  }
+
+  /// BrokenWorlds alive in the process (the tests run on one thread).
+  static int& liveWorlds() {
+    static int count = 0;
+    return count;
   }
 
   std::unique_ptr<PhysicsWorld> inner_;

@@ -84,6 +84,14 @@ TEST(BrokenAdapter, TeleportingMoveFailsTheKinematicVelocity) {
   EXPECT_EQ(failed, (std::set<std::string>{"kinematic.move_gives_velocity", "kinematic.move_pushes"}));
 }
 
+// State shared between worlds: each world's results depend on the others' (and on the order the
+// checks ran in), which only the determinism check can see.
+TEST(BrokenAdapter, SharedStateFailsDeterminism) {
+  const std::set<std::string> failed =
+      failedContracts(conformance::runAll(broken(test::Fault::SharedState)), "shared state");
+  EXPECT_EQ(failed, (std::set<std::string>{"determinism.same_calls_twice"}));
+}
+
 // A shape kind the adapter does not claim must be refused: Bullet accepts heightfields, so claiming
 // not to have them fails that contract (the check reads Options).
 TEST(Runner, UnclaimedShapeKindMustBeRefused) {
