@@ -305,7 +305,10 @@ class OtherWorld {
     if (i % 20 == 5)
       world_->applyLinearImpulse(boxes_[static_cast<size_t>(i) % boxes_.size()], Vec3{1.0, 2.0, 0.0},
                                  Vec3{0.0, 0.5, 0.0});
-    if (i == 50) world_->destroyBody(boxes_.back());
+    if (i == 50) {
+      world_->destroyBody(boxes_.back());
+      boxes_.pop_back();
+    }
     world_->step(kDt, 3);
   }
 
