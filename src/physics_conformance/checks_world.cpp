@@ -86,8 +86,9 @@ void collideConnected(Probe& probe) {
 }
 
 // setPairCollision(a, b, false) switches one pair off whatever the filters say, other pairs
-// unaffected; switching it back on restores its contacts. Three overlapping spheres in a row
-// (C - A - B), the pair A-B off from the start: B is never pushed, C is.
+// unaffected; switching it back on restores its contacts, switching it off drops them at once.
+// Three overlapping spheres in a row (C - A - B), the pair A-B off from the start: B is never
+// pushed, C is.
 void pairCollision(Probe& probe) {
   auto world = probe.world(WorldSettings{.gravity = Vec3{0.0}});
   const BodyId a = mustCreate(*world, sphereBody(0.2, 1.0, Vec3{0.0, 1.0, 0.0}), "sphere A");
@@ -102,6 +103,9 @@ void pairCollision(Probe& probe) {
   world->setPairCollision(a, b, true);
   stepFor(*world, 1);
   probe.atLeast("pair A-B back on: contacts of B after a step", world->contactCount(b), 1);
+  world->setPairCollision(a, b, false);
+  probe.near("pair A-B off again: contacts of B at once (switching off drops them)", world->contactCount(b),
+             0, 0.0);
 }
 
 // setEnabled(false) takes a body out of collision and queries, setEnabled(true) brings it back.
