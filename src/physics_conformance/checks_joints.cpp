@@ -53,10 +53,11 @@ void spinChild(Hinge& h, const Vec3& omega) {
 Vec3 anglesNow(const Hinge& h) { return jointAngles(relativeRotationFromPoses(*h.world, h.desc)); }
 
 // The anchors stay together (the linear DoFs are locked), and jointAnchorSeparation() reports the
-// distance the poses give. A free ball joint under gravity swinging at up to 2.6 m/s, and a pair of
-// dynamic bodies tumbling without gravity. 2 mm: a velocity solver keeps the anchors' relative
-// velocity zero, the substep's integration leaves the circle by omega^2 r h^2 / 2 (0.4 mm here)
-// and position correction pulls it back; 2 mm is a joint visibly coming apart.
+// distance the poses give. A free ball joint under gravity, its child's centre (0.25 m out) started
+// at 8 rad/s (2 m/s), and a pair of dynamic bodies tumbling without gravity. 2 mm: a velocity
+// solver keeps the anchors' relative velocity zero, the substep's integration leaves the circle by
+// omega^2 r h^2 / 2 (0.6 mm here) and position correction pulls it back; 2 mm is a joint visibly
+// coming apart.
 void anchorsCoincide(Probe& probe) {
   Hinge h = makeHinge(probe, WorldSettings{});
   h.desc.angularLower = Vec3{kFreeLower};
