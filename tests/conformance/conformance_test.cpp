@@ -70,10 +70,11 @@ TEST(BrokenAdapter, ForwarderWithoutFaultPassesEveryContract) {
 }
 
 // A sign flipped in the joint angle convention: limits and motors act on the negated angles.
-TEST(BrokenAdapter, FlippedAngleSignFailsTheConventionAndTheMotorTarget) {
+TEST(BrokenAdapter, FlippedAngleSignFailsTheConventionAndTheMotorTargets) {
   const std::set<std::string> failed =
       failedContracts(conformance::runAll(broken(test::Fault::FlippedAngleSign)), "flipped angle sign");
-  EXPECT_EQ(failed, (std::set<std::string>{"joint.angle_convention_sign", "joint.motor_reaches_target"}));
+  EXPECT_EQ(failed, (std::set<std::string>{"joint.angle_convention_sign", "joint.motor_reaches_target",
+                                           "joint.motor_target_rates"}));
 }
 
 // A kinematic move that teleports: the body arrives without the velocity that took it there.
