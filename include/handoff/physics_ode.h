@@ -1,0 +1,117 @@
+// The Open Dynamics Engine (ODE 0.16, double precision) implementation of handoff::PhysicsWorld:
+// the second engine behind the interface (issue 30). This header does not include ODE; only
+// src/physics_ode/ does. Built when ODE is found (CMake option HANDOFF_ODE, default ON then).
+//
+// Thread-safety: as PhysicsWorld (physics.h): one thread at a time per world. ODE's collision
+// code keeps per-thread data; the adapter allocates it for each thread that creates, steps or
+// queries an ODE world (dAllocateODEDataForThread), so separate worlds may be used on separate
+// threads. ODE's quick-step solver shuffles its rows with ODE's process-wide random generator:
+// the adapter reseeds it before every substep (OdeSettings::solverSeed), so a world stepped on
+// one thread is deterministic; worlds stepped on several threads at once share that generator
+// and are then not bit-reproducible.
+//
+// What the adapter builds on ODE and how it meets the contract of physics.h:
+// - Handles: as the Bullet adapter (20-bit slot, 12-bit generation); a dead handle in a
+//   [step-safe] call asserts in debug and is ignored in release (getters return zero/identity).
+// - Bodies: dynamic and kinematic bodies are dBody (dBodySetKinematic for kinematic); static
+//   bodies are geoms without a body. Capsules are ODE capsules (axis Z) turned by -90 degrees
+//   about X so that their axis is the body's +Y. One geom per primitive; a compound is one geom
+//   per child on one body (geom offsets).
+// - Shapes: triangle meshes (dTriMesh) and heightfields (dHeightfield, static only), compounds of
+//   spheres, capsules and boxes. Convex hulls are refused with an error (ODE's dConvex needs the
+//   hull's planes and polygons; the adapter does not compute hulls), and so is a compound that
+//   holds one.
+// - Collision filter: handoff's rule (each body's mask has the other's layer) is checked in the
+//   near callback (ODE's own category/collide bits accept a pair when either side matches; they
+//   are set too, as a broad filter). Joint exclusions (collideConnected = false) and
+//   setPairCollision are pair lists checked there. Pairs without a dynamic body (static,
+//   kinematic) never collide.
+// - Contacts: per substep, dSpaceCollide into a contact joint group (up to
+//   OdeSettings::maxContactsPerPair points a pair). Friction: the product of the two bodies'
+//   values (ODE's friction pyramid, dContactApprox1); restitution: the product (dContactBounce,
+//   above OdeSettings::bounceThreshold); rolling friction: the larger of the two, as ODE's
+//   rolling and spinning friction (dContactRolling, rho = rho2 = rhoN) [m].
+// - Damping: BodyDesc's rates c [1/s] scale velocities by exp(-c h) after every substep (ODE's own
+//   damping is a fraction per step, not a rate).
+// - Kinematic moves: velocity (target - current) / dt (angular: the short arc), the pose placed on
+//   the straight line / short arc after every substep and exactly at the target after step();
+//   the velocity stays reported until the body moves again. Without a move a kinematic body is
+//   held still at zero velocity.
+// - Joints: a ball joint (anchors) plus two angular motors in user mode: one carries the limits,
+//   one the motor rows. Before every substep the adapter writes both motors' axes, the dual basis
+//   of the Euler axes of handoff::jointAngles (rows measure x' cos y, y', z' cos y, as Bullet's
+//   6-DoF spring2), and the angles from handoff::jointAngles, so limits and angles follow the
+//   interface's convention exactly. The child (B) is ODE's body 1: a joint whose B is static is
+//   refused. Anchors: ball-joint ERP OdeSettings::anchorErp (limits: WorldSettings::jointErp).
+// - Joint motors: the implicit PD servo of JointMotorSettings as a motor row per open axis with
+//   target velocity r + Kp e / (h Kp + Kd) and CFM 1 / (h Kp + Kd) (scaled by cos y and cos^2 y
+//   on X and Z when angleRateRows), |torque| <= maxTorque.
+// - Breakable joints: ODE joint feedback of the three parts after every substep; the force is the
+//   ball joint's, the torque about the anchor adds the motors'; a broken joint is disabled for good.
+// - resetWarmStart: ODE's quick-step solver does not warm-start between steps; nothing to clear
+//   (WorldSettings::warmStartJoints is not used: settings() reports false).
+// - Solver: dWorldStep, ODE's exact LCP solver (OdeSettings::exactSolver, the default: joints
+//   hold to rounding at rest; StepStats::solverIterations reports 0), or dWorldQuickStep with
+//   solverIterations x jointIterationFactor iterations (joints and contacts iterate together:
+//   contactsIterateWithJoints reported true). islandOrderedSolve is ODE's own behaviour: islands
+//   are solved independently (reported as requested).
+// - Sleeping: ODE auto-disable per body (linear threshold WorldSettings::sleepLinearSpeed, angular
+//   the same divided by the shape's bounding radius, time sleepTime); ODE wakes a body when an
+//   awake one joins its island (a joint or a contact). sleep(body) disables it with zero velocity.
+// - setEnabled(false) disables the body's geoms, the body and its joints; enabling restores them.
+// - Queries: castRay with a ray geom (dSpaceCollide2), capsuleOverlaps with a capsule geom;
+//   castCapsule (ODE has no sweep) by conservative stepping of the capsule along the path
+//   (steps of half its radius) and bisection (to 1e-4 of the path) between the last free and the
+//   first touching position; the normal is the deepest contact's there. closestPoints is not
+//   offered (none reported, as the interface allows); limitDepenetration is not offered (false).
+// - Contact events: ODE contact feedback of points of reported bodies, summed per (body, other)
+//   pair over the step; the point and normal are those of the deepest point of the substep that
+//   pushed hardest.
+// - Allocation: ODE allocates inside its step (contact joints, solver memory); the adapter's own
+//   per-step code does not. The no-allocation rule of the core's steady state holds for Bullet only.
+#pragma once
+
+#include "handoff/physics.h"
+
+#include <memory>
+
+namespace handoff {
+
+/// ODE-specific knobs (what WorldSettings does not say). Out-of-range values are clamped or
+/// replaced by their defaults.
+struct OdeSettings {
+  /// Solve with dWorldStep (the exact "big matrix" LCP: joints hold, cost cubic in an island's
+  /// rows) instead of dWorldQuickStep (iterative, WorldSettings::solverIterations x
+  /// jointIterationFactor iterations: a 1 kg lever on a 0.5 m arm sags 1 cm at its anchor; the
+  /// DeepMimic run's ragdoll opens 7.6 mm against 4.4 mm, tests/physics_ode). [default true]
+  bool exactSolver = true;
+  /// Error reduction of the ball-joint (anchor) rows per substep. [0, 1] [default 0.8]
+  double anchorErp = 0.8;
+  /// Contact error reduction per substep and constraint force mixing. [default 0.2, 1e-7]
+  double contactErp = 0.2;
+  double contactCfm = 1e-7;
+  /// World CFM of the joint rows (anchors and limits). [>= 0] [default 1e-9]
+  double jointCfm = 1e-9;
+  /// The fastest a contact pushes a body out of penetration. [m/s] [> 0] [default 2]
+  double maxCorrectingSpeed = 2.0;
+  /// Allowed penetration before correction (ODE's contact surface layer). [m] [>= 0] [default 0.001]
+  double surfaceLayer = 0.001;
+  /// Approach speeds below this do not bounce. [m/s] [>= 0] [default 0.2]
+  double bounceThreshold = 0.2;
+  /// Contact points per colliding pair. [1, 16] [default 8]
+  int maxContactsPerPair = 8;
+  /// ODE's random generator seed, set before every substep (the quick-step row shuffle). [default 1]
+  unsigned long solverSeed = 1;
+};
+
+/// Creates an independent ODE world (dWorld, dHashSpace, contact joint group) with `settings`
+/// (out-of-range settings clamped as createBulletWorld does; settings() reports what is in use)
+/// and the ODE-specific `ode` knobs.
+std::unique_ptr<PhysicsWorld> createOdeWorld(const WorldSettings& settings = {}, const OdeSettings& ode = {});
+
+/// The ODE version the adapter was built against ("0.16.2"-like, from pkg-config) and its
+/// precision ("double" or "single": dDOUBLE / dSINGLE).
+const char* odeVersion();
+const char* odePrecision();
+
+}  // namespace handoff
