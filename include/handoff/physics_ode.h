@@ -61,9 +61,12 @@
 // - setEnabled(false) disables the body's geoms, the body and its joints; enabling restores them.
 // - Queries: castRay with a ray geom (dSpaceCollide2), capsuleOverlaps with a capsule geom;
 //   castCapsule (ODE has no sweep) by conservative stepping of the capsule along the path
-//   (steps of half its radius) and bisection (to 1e-4 of the path) between the last free and the
-//   first touching position; the normal is the deepest contact's there. closestPoints is not
-//   offered (none reported, as the interface allows); limitDepenetration is not offered (false).
+//   (steps of half its radius) and bisection (16 halvings of a step) between the last free and
+//   the first touching position; the normal is the deepest contact's there. closestPoints (for
+//   sphere, capsule and box bodies; none for made shapes) collides the body's shape grown by
+//   maxDistance (a box's corners grow to a rounded reach up to sqrt(3) times it) and reports the
+//   deepest points first. limitDepenetration is not offered (false): ODE has no position-only
+//   (split-impulse) contact push; OdeSettings::maxCorrectingSpeed caps every contact's push.
 // - Contact events: ODE contact feedback of points of reported bodies, summed per (body, other)
 //   pair over the step; the point and normal are those of the deepest point of the substep that
 //   pushed hardest.
@@ -89,11 +92,12 @@ struct OdeSettings {
   double anchorErp = 0.8;
   /// Contact error reduction per substep and constraint force mixing. [default 0.2, 1e-7]
   double contactErp = 0.2;
-  double contactCfm = 1e-7;
+  double contactCfm = 1e-5;
   /// World CFM of the joint rows (anchors and limits). [>= 0] [default 1e-9]
-  double jointCfm = 1e-9;
-  /// The fastest a contact pushes a body out of penetration. [m/s] [> 0] [default 2]
-  double maxCorrectingSpeed = 2.0;
+  double jointCfm = 1e-6;
+  /// The fastest a contact pushes a body out of penetration (ODE's contact max correcting
+  /// velocity; with it the body keeps that velocity). [m/s] [> 0] [default 0.5]
+  double maxCorrectingSpeed = 0.5;
   /// Allowed penetration before correction (ODE's contact surface layer). [m] [>= 0] [default 0.001]
   double surfaceLayer = 0.001;
   /// Approach speeds below this do not bounce. [m/s] [>= 0] [default 0.2]

@@ -148,6 +148,8 @@ Result<JointId> OdeWorld::createJoint(const JointDesc& desc) {
     dJointSetFeedback(j.motor, &j.feedback[2]);
     ++breakableJoints_;
   }
+  bodies_[j.a].joints.push_back(index);
+  bodies_[j.b].joints.push_back(index);
   updateJointActive(j);
   updateJointRows(j, 1.0 / 60.0);
   ++jointCount_;
@@ -161,6 +163,7 @@ void OdeWorld::destroyJointAt(std::uint32_t index) {
   dJointDestroy(j.limits);
   dJointDestroy(j.motor);
   if (j.breakable()) --breakableJoints_;
+  for (std::uint32_t body : {j.a, j.b}) std::erase(bodies_[body].joints, index);
   j.ball = j.limits = j.motor = nullptr;
   j.alive = false;
   j.generation = (j.generation + 1) & kGenerationMask;
@@ -176,7 +179,12 @@ void OdeWorld::destroyJoint(JointId id) {
 }
 
 void OdeWorld::updateJointActive(JointSlot& j) {
-  j.active = bodies_[j.a].enabled && bodies_[j.b].enabled;
+  // A joint between two bodies that do not move under forces (kinematic or static) has rows
+  // without mass: ODE's exact solver reports them singular. It takes part again as soon as one
+  // body is dynamic.
+  const BodySlot& a = bodies_[j.a];
+  const BodySlot& b = bodies_[j.b];
+  j.active = a.enabled && b.enabled && (a.motion == MotionType::Dynamic || b.motion == MotionType::Dynamic);
   const bool on = j.active && !j.breakState.broken;
   for (dJointID part : {j.ball, j.limits, j.motor}) {
     if (on) {

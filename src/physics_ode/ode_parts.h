@@ -64,6 +64,7 @@ struct BodySlot {
   double friction = 0.8, rollingFriction = 0.0, restitution = 0.0;
   double linearDamping = 0.0, angularDamping = 0.0;
   double boundingRadius = 0.0;
+  ShapeDesc shape;                            // the primitive (type None for a made shape or a plane)
   CollisionFilter filter;                     // handoff bits
   std::uint32_t layerBits = 0, maskBits = 0;  // engine bits
   std::uint64_t userData = 0;
@@ -74,7 +75,8 @@ struct BodySlot {
   Transform moveFrom, moveTo;
   Vec3 moveLinear{0.0}, moveAngular{0.0};
   double reportMinImpulse = -1.0;
-  int contacts = 0;  // contact points of the last substep
+  int contacts = 0;                   // contact points of the last substep
+  std::vector<std::uint32_t> joints;  // slots of the joints on this body
 };
 
 struct JointSlot {
@@ -90,7 +92,7 @@ struct JointSlot {
   JointMotorSettings motorSettings;
   dJointFeedback feedback[3] = {};
   JointBreakState breakState;
-  bool active = true;  // both bodies enabled
+  bool active = true;  // both bodies enabled, one of them dynamic
   bool breakable() const { return std::isfinite(breakForce) || std::isfinite(breakTorque); }
 };
 
@@ -189,6 +191,8 @@ class OdeWorld final : public PhysicsWorld {
   CastHit castRay(const Vec3& from, const Vec3& to, std::uint32_t mask) const override;
   CastHit castCapsule(const Transform& from, const Vec3& to, double radius, double halfHeight,
                       std::uint32_t mask) const override;
+  int closestPoints(BodyId body, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
+                    std::span<SurfacePoint> out) const override;
   void setContactReport(BodyId body, double minImpulse) override;
   std::span<const ContactEvent> contactEvents() const override { return events_; }
   int contactCount(BodyId body) const override;
@@ -246,6 +250,8 @@ class OdeWorld final : public PhysicsWorld {
   dJointGroupID contactGroup_ = nullptr;
   mutable dGeomID queryRay_ = nullptr;
   mutable dGeomID queryCapsule_ = nullptr;
+  mutable dGeomID querySphere_ = nullptr;  // closestPoints: the body's shape grown by the distance
+  mutable dGeomID queryBox_ = nullptr;
   std::vector<BodySlot> bodies_;
   std::vector<std::uint32_t> freeBodies_;
   std::deque<JointSlot> joints_;  // stable addresses: ODE keeps pointers to the feedback

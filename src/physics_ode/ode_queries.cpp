@@ -170,4 +170,72 @@ CastHit OdeWorld::castCapsule(const Transform& from, const Vec3& to, double radi
   return hit;
 }
 
+int OdeWorld::closestPoints(BodyId id, const Transform& worldFromBody, double maxDistance, std::uint32_t mask,
+                            std::span<SurfacePoint> out) const {
+  const BodySlot* slot = slotOf(id);
+  if (slot == nullptr || out.empty() || !(maxDistance >= 0.0) || !isFinite(worldFromBody)) return 0;
+  const ShapeDesc& s = slot->shape;
+  ensureOdeThread();
+  // The body's shape grown by maxDistance: what it overlaps is within maxDistance of the shape
+  // (a box's grown corners reach up to sqrt(3) maxDistance: its edges and corners see a little
+  // farther than asked).
+  dGeomID geom = nullptr;
+  Transform pose{normalizeOrIdentity(worldFromBody.rotation), worldFromBody.translation};
+  switch (s.type) {
+    case ShapeType::Sphere:
+      geom = querySphere_;
+      dGeomSphereSetRadius(geom, s.radius + maxDistance);
+      break;
+    case ShapeType::Capsule:
+      geom = queryCapsule_;
+      dGeomCapsuleSetParams(geom, s.radius + maxDistance, 2.0 * s.halfHeight);
+      pose.rotation = pose.rotation * kCapsuleTurn;
+      break;
+    case ShapeType::Box: {
+      geom = queryBox_;
+      const Vec3 l = 2.0 * (s.halfExtents + Vec3{maxDistance});
+      dGeomBoxSetLengths(geom, l.x, l.y, l.z);
+      break;
+    }
+    case ShapeType::None:
+    default:
+      return 0;  // made shapes: not offered (see physics_ode.h)
+  }
+  placeGeom(geom, pose);
+  const std::uint32_t self = id.value & kIndexMask;
+  const std::uint32_t worldMask = toWorldBits(mask, settings_.layerBits);
+  struct Context {
+    const OdeWorld* world;
+    dGeomID query;
+    std::uint32_t self, mask;
+    double grow;
+    SurfacePoint found[32];
+    int count;
+  } ctx{this, geom, self, worldMask, maxDistance, {}, 0};
+  dSpaceCollide2(geom, reinterpret_cast<dGeomID>(space_), &ctx, [](void* data, dGeomID o1, dGeomID o2) {
+    auto& c = *static_cast<Context*>(data);
+    const dGeomID other = o1 == c.query ? o2 : o1;
+    if (OdeWorld::slotOfGeom(other) == c.self || !c.world->queryAccepts(other, c.mask)) return;
+    dContactGeom contacts[8];
+    const int n = dCollide(c.query, other, 8, contacts, sizeof(dContactGeom));
+    for (int k = 0; k < n && c.count < 32; ++k) {
+      // ODE's normal points from the other object toward the query shape (the body).
+      const Vec3 normal = fromOde(contacts[k].normal);
+      if (!(glm::length(normal) > 0.0)) continue;
+      SurfacePoint p;
+      p.normal = glm::normalize(normal);
+      p.distance = c.grow - contacts[k].depth;
+      // ODE's plane, mesh and heightfield colliders put the point at the grown shape's deepest
+      // point: the body's own surface is `grow` back along the normal from there.
+      p.point = fromOde(contacts[k].pos) + p.normal * c.grow;
+      c.found[c.count++] = p;
+    }
+  });
+  std::sort(ctx.found, ctx.found + ctx.count,
+            [](const SurfacePoint& a, const SurfacePoint& b) { return a.distance < b.distance; });
+  const int written = std::min(ctx.count, static_cast<int>(out.size()));
+  for (int k = 0; k < written; ++k) out[static_cast<std::size_t>(k)] = ctx.found[k];
+  return written;
+}
+
 }  // namespace handoff::ode_detail

@@ -255,7 +255,8 @@ void OdeWorld::step(double dt, int substeps) {
     }
   }
   stats_.contactPoints = contactPoints_;
-  stats_.solverIterations = ode_.exactSolver ? 0 : settings_.solverIterations * settings_.jointIterationFactor;
+  stats_.solverIterations =
+      ode_.exactSolver ? 0 : settings_.solverIterations * settings_.jointIterationFactor;
   stats_.substeps = substeps;
   finishContactEvents();
 }

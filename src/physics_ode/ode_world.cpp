@@ -92,6 +92,8 @@ OdeWorld::OdeWorld(const WorldSettings& settings, const OdeSettings& ode)
   queryRay_ = dCreateRay(nullptr, 1.0);
   dGeomRaySetClosestHit(queryRay_, 1);
   queryCapsule_ = dCreateCapsule(nullptr, 0.1, 0.2);
+  querySphere_ = dCreateSphere(nullptr, 0.1);
+  queryBox_ = dCreateBox(nullptr, 0.1, 0.1, 0.1);
   events_.reserve(static_cast<std::size_t>(settings_.maxContactEvents));
   pairEvents_.reserve(4 * static_cast<std::size_t>(settings_.maxContactEvents) + 16);
   feedbackPool_.resize(16 * static_cast<std::size_t>(settings_.maxContactEvents) + 64);
@@ -116,6 +118,8 @@ OdeWorld::~OdeWorld() {
   }
   dGeomDestroy(queryRay_);
   dGeomDestroy(queryCapsule_);
+  dGeomDestroy(querySphere_);
+  dGeomDestroy(queryBox_);
   dJointGroupDestroy(contactGroup_);
   dSpaceDestroy(space_);
   dWorldDestroy(world_);
@@ -242,7 +246,9 @@ Result<BodyId> OdeWorld::createBody(const BodyDesc& desc) {
     radius = shapeBoundingRadius(s);
     if (movable) inertia = inertiaZero ? shapePrincipalInertia(s, desc.mass) : I;
   }
-  return addBody(desc, std::move(*geoms), created, inertia, radius);
+  Result<BodyId> id = addBody(desc, std::move(*geoms), created, inertia, radius);
+  if (id && !s.created.valid()) bodies_[id->value & kIndexMask].shape = s;
+  return id;
 }
 
 Result<BodyId> OdeWorld::addBody(const BodyDesc& desc, std::vector<GeomPart> geoms, std::uint32_t created,
@@ -316,9 +322,7 @@ void OdeWorld::destroyBody(BodyId id) {
   ensureOdeThread();
   const std::uint32_t index = id.value & kIndexMask;
   // Its joints go first (ODE joints keep pointers to their bodies).
-  for (std::uint32_t j = 0; j < joints_.size(); ++j) {
-    if (joints_[j].alive && (joints_[j].a == index || joints_[j].b == index)) destroyJointAt(j);
-  }
+  while (!slot->joints.empty()) destroyJointAt(slot->joints.back());
   dJointGroupEmpty(contactGroup_);
   for (GeomPart& g : slot->geoms) dGeomDestroy(g.geom);
   slot->geoms.clear();
@@ -418,6 +422,7 @@ void OdeWorld::setMotionType(BodyId id, MotionType motion) {
   slot->motion = motion;
   slot->movePending = false;
   applyMassAndMotion(*slot);
+  for (std::uint32_t j : slot->joints) updateJointActive(joints_[j]);
   dBodySetLinearVel(slot->body, v.x, v.y, v.z);
   dBodySetAngularVel(slot->body, w.x, w.y, w.z);
   if (slot->enabled) dBodyEnable(slot->body);
@@ -547,10 +552,7 @@ void OdeWorld::setEnabled(BodyId id, bool enabled) {
       dBodyDisable(slot->body);
     }
   }
-  const std::uint32_t index = id.value & kIndexMask;
-  for (JointSlot& j : joints_) {
-    if (j.alive && (j.a == index || j.b == index)) updateJointActive(j);
-  }
+  for (std::uint32_t j : slot->joints) updateJointActive(joints_[j]);
   slot->contacts = 0;
 }
 
