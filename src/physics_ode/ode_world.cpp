@@ -88,7 +88,12 @@ OdeWorld::OdeWorld(const WorldSettings& settings, const OdeSettings& ode)
   dWorldSetQuickStepNumIterations(world_, settings_.solverIterations * settings_.jointIterationFactor);
   dWorldSetContactMaxCorrectingVel(world_, ode_.maxCorrectingSpeed);
   dWorldSetContactSurfaceLayer(world_, ode_.surfaceLayer);
+  // Sleep timers start from the world's defaults when a body is made (ODE copies them then and
+  // resets a body's countdown only when it moves or is enabled).
   dWorldSetAutoDisableFlag(world_, 0);
+  dWorldSetAutoDisableTime(world_, settings_.sleepTime);
+  dWorldSetAutoDisableSteps(world_, 1);
+  dWorldSetAutoDisableAverageSamplesCount(world_, 1);
   queryRay_ = dCreateRay(nullptr, 1.0);
   dGeomRaySetClosestHit(queryRay_, 1);
   queryCapsule_ = dCreateCapsule(nullptr, 0.1, 0.2);
@@ -385,6 +390,7 @@ void OdeWorld::applySleepSettings(BodySlot& slot) {
   dBodySetAutoDisableTime(slot.body, settings_.sleepTime);
   dBodySetAutoDisableSteps(slot.body, 1);
   dBodySetAutoDisableAverageSamplesCount(slot.body, 1);
+  if (dBodyIsEnabled(slot.body) != 0) dBodyEnable(slot.body);  // restarts the countdown
 }
 
 void OdeWorld::applyMassAndMotion(BodySlot& slot) {
