@@ -46,6 +46,8 @@
 // - Joint motors: the implicit PD servo of JointMotorSettings as a motor row per open axis with
 //   target velocity r + Kp e / (h Kp + Kd) and CFM 1 / (h Kp + Kd) (scaled by cos y and cos^2 y
 //   on X and Z when angleRateRows), |torque| <= maxTorque.
+// - Anchor projection: joints whose anchors end a substep more than OdeSettings::anchorProjection
+//   apart are closed by position (OdeSettings).
 // - Breakable joints: ODE joint feedback of the three parts after every substep; the force is the
 //   ball joint's, the torque about the anchor adds the motors'; a broken joint is disabled for good.
 // - resetWarmStart: ODE's quick-step solver does not warm-start between steps; nothing to clear
@@ -104,6 +106,11 @@ struct OdeSettings {
   double bounceThreshold = 0.2;
   /// Contact points per colliding pair. [1, 16] [default 8]
   int maxContactsPerPair = 8;
+  /// After every substep, the anchors of a joint more than this far apart are brought together
+  /// by moving its bodies (in inverse proportion to their masses; kinematic and static ones do not
+  /// move; velocities kept), as the Bullet adapter's projection does: a violent hit opens joints
+  /// ERP closes only over several substeps. 0: off. [m] [>= 0] [default 0.005]
+  double anchorProjection = 0.005;
   /// ODE's random generator seed, set before every substep (the quick-step row shuffle). [default 1]
   unsigned long solverSeed = 1;
 };

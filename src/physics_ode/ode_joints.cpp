@@ -253,6 +253,29 @@ void OdeWorld::measureBreak(JointSlot& j, double h, int substep) {
   }
 }
 
+void OdeWorld::projectAnchors() {
+  const double limit = ode_.anchorProjection;
+  for (JointSlot& j : joints_) {
+    if (!j.alive || !j.active || j.breakState.broken) continue;
+    BodySlot& a = bodies_[j.a];
+    BodySlot& b = bodies_[j.b];
+    const Vec3 gap = jointFrameB(j).translation - jointFrameA(j).translation;
+    const double length = glm::length(gap);
+    if (!(length > limit)) continue;
+    const double wa = a.motion == MotionType::Dynamic ? 1.0 / a.mass : 0.0;
+    const double wb = b.motion == MotionType::Dynamic ? 1.0 / b.mass : 0.0;
+    if (!(wa + wb > 0.0)) continue;
+    if (wa > 0.0) {
+      const Vec3 p = fromOde(dBodyGetPosition(a.body)) + gap * (wa / (wa + wb));
+      dBodySetPosition(a.body, p.x, p.y, p.z);
+    }
+    if (wb > 0.0) {
+      const Vec3 p = fromOde(dBodyGetPosition(b.body)) - gap * (wb / (wa + wb));
+      dBodySetPosition(b.body, p.x, p.y, p.z);
+    }
+  }
+}
+
 void OdeWorld::resetWarmStart(JointId id) {
   // ODE's solvers start every step cold: there is nothing to clear.
   assert(slotOf(id) != nullptr && "invalid or dead JointId");

@@ -29,6 +29,8 @@ inline constexpr std::uint32_t kIndexBits = 20;
 inline constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;  // never a valid index
 inline constexpr std::uint32_t kGenerationMask = (1u << (32u - kIndexBits)) - 1u;
 inline constexpr int kMaxContactsPerPair = 16;
+/// ODE's capsules lie along their Z: Rx(-90 deg) turns Z onto the interface's Y.
+inline const Quat kCapsuleTurn{0.70710678118654752440, -0.70710678118654752440, 0.0, 0.0};
 
 inline Vec3 fromOde(const dReal* v) { return Vec3{v[0], v[1], v[2]}; }
 inline Quat quatFromOde(const dReal* q) { return Quat{q[0], q[1], q[2], q[3]}; }
@@ -230,6 +232,7 @@ class OdeWorld final : public PhysicsWorld {
   void updateJointActive(JointSlot& joint);
   void updateJointRows(JointSlot& joint, double h);
   void measureBreak(JointSlot& joint, double h, int substep);
+  void projectAnchors();
   void destroyJointAt(std::uint32_t index);
   void collide(double h);
   void readContactEvents(double h);

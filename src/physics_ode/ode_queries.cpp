@@ -19,8 +19,6 @@ namespace handoff::ode_detail {
 
 namespace {
 
-const Quat kCapsuleTurn{std::sqrt(0.5), -std::sqrt(0.5), 0.0, 0.0};  // Rx(-90 deg): Z -> Y
-
 struct QueryContext {
   const OdeWorld* world = nullptr;
   dGeomID query = nullptr;

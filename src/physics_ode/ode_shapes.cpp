@@ -21,8 +21,6 @@ namespace handoff::ode_detail {
 
 namespace {
 
-const Quat kCapsuleTurn{std::sqrt(0.5), -std::sqrt(0.5), 0.0, 0.0};  // Rx(-90 deg): Z -> Y
-
 Status checkPrimitive(const ShapeDesc& s, const std::string& where) {
   switch (s.type) {
     case ShapeType::Sphere:

@@ -228,6 +228,7 @@ void OdeWorld::step(double dt, int substeps) {
         if (j.alive && j.active && !j.breakState.broken && j.breakable()) measureBreak(j, h, sub);
       }
     }
+    if (ode_.anchorProjection > 0.0) projectAnchors();
     if (reportedBodies_ > 0) readContactEvents(h);
   }
   for (std::uint32_t i = 0; i < bodies_.size(); ++i) {

@@ -71,6 +71,7 @@ OdeSettings sanitiseOde(OdeSettings o) {
   if (!(finite(o.surfaceLayer) && o.surfaceLayer >= 0.0)) o.surfaceLayer = d.surfaceLayer;
   if (!(finite(o.bounceThreshold) && o.bounceThreshold >= 0.0)) o.bounceThreshold = d.bounceThreshold;
   o.maxContactsPerPair = std::clamp(o.maxContactsPerPair, 1, kMaxContactsPerPair);
+  if (!(finite(o.anchorProjection) && o.anchorProjection >= 0.0)) o.anchorProjection = d.anchorProjection;
   return o;
 }
 
