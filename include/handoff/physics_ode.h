@@ -1,5 +1,5 @@
 // The Open Dynamics Engine (ODE 0.16, double precision) implementation of handoff::PhysicsWorld:
-// the second engine behind the interface (issue 30). This header does not include ODE; only
+// the second engine behind the interface. This header does not include ODE; only
 // src/physics_ode/ does. Built when ODE is found (CMake option HANDOFF_ODE, default ON then).
 //
 // Thread-safety: as PhysicsWorld (physics.h): one thread at a time per world. ODE's collision
