@@ -12,7 +12,7 @@
 //   measures only angle i's rate (x' cos y, y', z' cos y), and the limit motor gets the angles
 //   of jointAngles (dJointSetAMotorAngle): ODE's limits act on exactly the interface's angles.
 // - Stops: lower == upper locks an axis (ODE's lo == hi row, both directions), lower > upper
-//   frees it (no stop). Stop ERP WorldSettings::jointErp, CFM OdeSettings::jointCfm.
+//   frees it (no stop). Stop ERP OdeSettings::limitErp, CFM OdeSettings::jointCfm.
 // - Servo rows: target velocity r + Kp e / (h Kp + Kd), CFM 1 / (h Kp + Kd), force bound
 //   maxTorque: the implicit PD tau = Kp (e + h r - h w') + Kd (r - w'). With angleRateRows the X
 //   and Z rows (measuring rate * cos y) get the velocity times cos y and the CFM times cos^2 y.
@@ -82,6 +82,10 @@ Result<JointId> OdeWorld::createJoint(const JointDesc& desc) {
         "static body A)"};
   if (!isFinite(desc.bodyAFromJoint) || !isFinite(desc.bodyBFromJoint))
     return Error{"createJoint: bodyAFromJoint and bodyBFromJoint must be finite"};
+  if (glm::dot(desc.bodyAFromJoint.rotation, desc.bodyAFromJoint.rotation) < 1e-12 ||
+      glm::dot(desc.bodyBFromJoint.rotation, desc.bodyBFromJoint.rotation) < 1e-12)
+    return Error{
+        "createJoint: bodyAFromJoint and bodyBFromJoint rotations must be unit quaternions (got zero)"};
   if (!isFinite(desc.angularLower) || !isFinite(desc.angularUpper))
     return Error{"createJoint: angularLower and angularUpper must be finite (got " + fmt(desc.angularLower) +
                  ", " + fmt(desc.angularUpper) + ")"};
@@ -136,7 +140,7 @@ Result<JointId> OdeWorld::createJoint(const JointDesc& desc) {
     dJointSetAMotorNumAxes(m, 3);
   }
   for (int i = 0; i < 3; ++i) {
-    dJointSetAMotorParam(j.limits, dParamStopERP + kParamGroups[i], settings_.jointErp);
+    dJointSetAMotorParam(j.limits, dParamStopERP + kParamGroups[i], ode_.limitErp);
     dJointSetAMotorParam(j.limits, dParamStopCFM + kParamGroups[i], ode_.jointCfm);
     dJointSetAMotorParam(j.motor, dParamFMax + kParamGroups[i], 0.0);
   }

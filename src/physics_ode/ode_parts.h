@@ -274,6 +274,13 @@ class OdeWorld final : public PhysicsWorld {
   std::vector<dJointFeedback> feedbackPool_;
   int feedbackUsed_ = 0;
   std::vector<ReportedPoint> reported_;
+  /// Contact points per colliding pair in the last substep (slot, slot, points): what
+  /// setPairCollision(false) takes off both bodies' counts at once.
+  struct PairContacts {
+    std::uint32_t a, b;
+    int points;
+  };
+  std::vector<PairContacts> pairContacts_;
   std::vector<PairEvent> pairEvents_;
   std::vector<ContactEvent> events_;
 };

@@ -56,6 +56,7 @@ void OdeWorld::addContacts(dGeomID g1, dGeomID g2) {
     c.surface.mode |= dContactRolling;
     c.surface.rho = c.surface.rho2 = c.surface.rhoN = rolling;
   }
+  if (pairContacts_.size() < pairContacts_.capacity()) pairContacts_.push_back(PairContacts{i, j, n});
   const bool report = a.reportMinImpulse >= 0.0 || b.reportMinImpulse >= 0.0;
   for (int k = 0; k < n; ++k) {
     c.geom = points[k];
@@ -92,6 +93,7 @@ void OdeWorld::collide(double h) {
   contactPoints_ = 0;
   feedbackUsed_ = 0;
   reported_.clear();
+  pairContacts_.clear();
   dSpaceCollide(space_, this, &nearCallback);
 }
 

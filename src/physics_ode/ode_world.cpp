@@ -62,6 +62,8 @@ OdeSettings sanitiseOde(OdeSettings o) {
   const OdeSettings d;
   if (!finite(o.anchorErp)) o.anchorErp = d.anchorErp;
   o.anchorErp = std::clamp(o.anchorErp, 0.0, 1.0);
+  if (!finite(o.limitErp)) o.limitErp = d.limitErp;
+  o.limitErp = std::clamp(o.limitErp, 0.0, 1.0);
   if (!finite(o.contactErp)) o.contactErp = d.contactErp;
   o.contactErp = std::clamp(o.contactErp, 0.0, 1.0);
   if (!(finite(o.contactCfm) && o.contactCfm >= 0.0)) o.contactCfm = d.contactCfm;
@@ -104,6 +106,7 @@ OdeWorld::OdeWorld(const WorldSettings& settings, const OdeSettings& ode)
   pairEvents_.reserve(4 * static_cast<std::size_t>(settings_.maxContactEvents) + 16);
   feedbackPool_.resize(16 * static_cast<std::size_t>(settings_.maxContactEvents) + 64);
   reported_.reserve(feedbackPool_.size());
+  pairContacts_.reserve(1024);
   excludedPairs_.reserve(64);
 }
 
@@ -604,6 +607,15 @@ void OdeWorld::setPairCollision(BodyId a, BodyId b, bool enabled) {
   const bool present = it != excludedPairs_.end() && *it == key;
   if (!enabled && !present) {
     excludedPairs_.insert(it, key);
+    // Their contacts go at once (the contact joints of the last substep are not solved again).
+    for (PairContacts& p : pairContacts_) {
+      if (std::min(p.a, p.b) != key.first || std::max(p.a, p.b) != key.second) continue;
+      bodies_[p.a].contacts -= p.points;
+      bodies_[p.b].contacts -= p.points;
+      contactPoints_ -= p.points;
+      stats_.contactPoints -= p.points;
+      p.points = 0;
+    }
   } else if (enabled && present) {
     excludedPairs_.erase(it);
   }
