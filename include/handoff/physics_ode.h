@@ -89,7 +89,7 @@ struct OdeSettings {
   /// Solve with dWorldStep (the exact "big matrix" LCP: joints hold, cost cubic in an island's
   /// rows) instead of dWorldQuickStep (iterative, WorldSettings::solverIterations x
   /// jointIterationFactor iterations: a 1 kg lever on a 0.5 m arm sags 1 cm at its anchor; the
-  /// DeepMimic run's ragdoll opens 7.0 mm against 4.1 mm, tests/physics_ode). [default true]
+  /// DeepMimic run's ragdoll opens 5.3 mm against 4.3 mm, tests/physics_ode). [default true]
   bool exactSolver = true;
   /// Error reduction of the ball-joint (anchor) rows per substep. [0, 1] [default 0.8]
   double anchorErp = 0.8;

@@ -93,7 +93,10 @@ void OdeWorld::collide(double h) {
   contactPoints_ = 0;
   feedbackUsed_ = 0;
   reported_.clear();
-  pairContacts_.clear();
+  // Pairs not collided this substep (neither body awake) keep their record, as their bodies keep
+  // their counts.
+  std::erase_if(pairContacts_,
+                [this](const PairContacts& p) { return awake(bodies_[p.a]) || awake(bodies_[p.b]); });
   dSpaceCollide(space_, this, &nearCallback);
 }
 

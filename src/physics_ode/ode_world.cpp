@@ -340,6 +340,7 @@ void OdeWorld::destroyBody(BodyId id) {
   if (slot->createdShape != kIndexMask) releaseCreated(slot->createdShape);
   if (slot->reportMinImpulse >= 0.0) --reportedBodies_;
   std::erase_if(excludedPairs_, [&](const auto& p) { return p.first == index || p.second == index; });
+  std::erase_if(pairContacts_, [&](const PairContacts& p) { return p.a == index || p.b == index; });
   events_.clear();
   slot->alive = false;
   slot->generation = (slot->generation + 1) & kGenerationMask;
@@ -564,6 +565,8 @@ void OdeWorld::setEnabled(BodyId id, bool enabled) {
   }
   for (std::uint32_t j : slot->joints) updateJointActive(joints_[j]);
   slot->contacts = 0;
+  const std::uint32_t index = id.value & kIndexMask;
+  std::erase_if(pairContacts_, [&](const PairContacts& p) { return p.a == index || p.b == index; });
 }
 
 bool OdeWorld::isEnabled(BodyId id) const {

@@ -205,6 +205,13 @@ TEST(OdeJoint, RefusesBadInput) {
   r = lever.world->createJoint(j);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("static"), std::string::npos) << r.error();
+  j.bodyA = lever.a;
+  j.bodyB = lever.b;
+  j.bodyBFromJoint.rotation = Quat{0.0, 0.0, 0.0, 0.0};
+  r = lever.world->createJoint(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("unit quaternions"), std::string::npos) << r.error();
+  EXPECT_EQ(lever.world->jointCount(), 1);
   ConvexHullDesc hull;
   const Result<ShapeId> s = lever.world->createShape(hull);
   ASSERT_FALSE(s.ok());

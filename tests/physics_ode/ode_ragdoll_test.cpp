@@ -113,8 +113,8 @@ Figures fallOnOde(const OdeSettings& ode, int substeps) {
 
 // Exact solver (the default): at rest after 6 s (every body slower than 5 cm/s or asleep), within
 // 2 cm of the ground (ODE's contacts are soft: 1 mm surface layer), and anchors apart by at most
-// 6 mm at any time with 2 substeps (the runner's; measured 4.11 mm, Bullet's adapter 2.8-3.8 mm on
-// this run, issue 30) and 30 mm with 1 (measured 19.4 mm: the anchor rows' ERP 0.8 closes a gap
+// 6 mm at any time with 2 substeps (the runner's; measured 4.32 mm, Bullet's adapter 2.8-3.8 mm on
+// this run, issue 30) and 30 mm with 1 (measured 14.7 mm: the anchor rows' ERP 0.8 closes a gap
 // over several substeps, and one substep per frame carries the limbs' whole first-frame swing).
 TEST(OdeRagdoll, RunHandoffComesToRestWithJointsHeld) {
   for (int substeps : {1, 2}) {

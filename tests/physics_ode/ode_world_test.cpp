@@ -46,6 +46,13 @@ TEST(OdeWorld, FiltersAndPairExclusions) {
     for (int i = 0; i < 90; ++i) world->step(kDt, 2);
     const double top = world->transform(ib).translation.y;
     EXPECT_EQ(top > 0.25, c.collide) << "upper sphere at " << top;
+    if (c.collide) {
+      // Resting on the lower one; switching the pair off drops their contacts at once.
+      const int before = world->contactCount(ib);
+      world->setPairCollision(ia, ib, false);
+      EXPECT_GT(before, 0);
+      EXPECT_EQ(world->contactCount(ib), 0);
+    }
   }
 }
 
