@@ -56,8 +56,10 @@
 // - Solver: dWorldStep, ODE's exact LCP solver (OdeSettings::exactSolver, the default: joints
 //   hold to rounding at rest; StepStats::solverIterations reports 0), or dWorldQuickStep with
 //   solverIterations x jointIterationFactor iterations (joints and contacts iterate together:
-//   contactsIterateWithJoints reported true). islandOrderedSolve is ODE's own behaviour: islands
-//   are solved independently (reported as requested).
+//   contactsIterateWithJoints reported true). islandOrderedSolve holds by construction with the
+//   exact solver (ODE solves each island on its own, its bodies in creation order, with no shared
+//   state); the quick-step solver's row shuffle draws from one random sequence per substep across
+//   islands, so there another island's presence changes the shuffle (reported as requested).
 // - Sleeping: ODE auto-disable per body (linear threshold WorldSettings::sleepLinearSpeed, angular
 //   the same divided by the shape's bounding radius, time sleepTime); ODE wakes a body when an
 //   awake one joins its island (a joint or a contact). sleep(body) disables it with zero velocity.
@@ -73,6 +75,9 @@
 // - Contact events: ODE contact feedback of points of reported bodies, summed per (body, other)
 //   pair over the step; the point and normal are those of the deepest point of the substep that
 //   pushed hardest.
+// - Messages: ODE's exact solver prints "ODE Message 3: LCP internal error, s <= 0" to stderr
+//   when rows are nearly redundant (several contacts of one box, a limit row beside a motor row)
+//   and solves on; the adapter leaves ODE's message handler as it is.
 // - Allocation: ODE allocates inside its step (contact joints, solver memory); the adapter's own
 //   per-step code does not. The no-allocation rule of the core's steady state holds for Bullet only.
 #pragma once
