@@ -6,7 +6,7 @@ set -euo pipefail
 HANDOFF_PACKAGES=(
   g++ cmake ninja-build pkg-config git
   clang libclang-rt-14-dev
-  libglm-dev nlohmann-json3-dev libcli11-dev libassimp-dev libbullet-dev
+  libglm-dev nlohmann-json3-dev libcli11-dev libassimp-dev libbullet-dev libode-dev
   libgtest-dev libgmock-dev libbenchmark-dev libtinygltf-dev libcpp-httplib-dev
   libmeshoptimizer-dev libdraco-dev libpugixml-dev zlib1g-dev
   chromium nodejs npm

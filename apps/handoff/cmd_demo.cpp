@@ -1,6 +1,8 @@
 // handoff demo | run | export | view: the scenario runner's commands (docs/SCENARIOS.md).
 //   demo [--out DIR]                  the built-in suite -> DIR/report.html, metrics.json, *.glb
 //   run SCENARIO.json... [--out DIR]  the same for given scenario files
+//   (demo and run: --engine bullet|ode, the physics engine the runs play in; ode when built
+//   with the ODE adapter, HANDOFF_ODE)
 //   export SCENARIO.json -o FILE.glb  one scenario's replay only (no baselines, no report)
 //   view FOLDER [--port N]            serves the web viewer on the folder's replays
 #include <unistd.h>
@@ -13,7 +15,11 @@
 #include <vector>
 
 #include "cli.h"
+#include "handoff/physics_bullet.h"
 #include "handoff/runner.h"
+#if HANDOFF_HAS_ODE
+#include "handoff/physics_ode.h"
+#endif
 
 namespace handoff::cli {
 namespace {
@@ -27,12 +33,18 @@ std::string scenarioDir() {
 
 /// Runs scenarios into `out` with progress lines. Returns the exit code: 0 when every scenario
 /// passed, 1 otherwise.
-int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool baselines,
-             bool completeGetUps) {
+int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool baselines, bool completeGetUps,
+             const std::string& engine) {
   RunOptions options;
   options.searchDirs = {dataDir()};
   options.baselines = baselines;
   options.completeGetUps = completeGetUps;
+#if HANDOFF_HAS_ODE
+  if (engine == "ode") {
+    options.createWorld = [](const WorldSettings& ws) { return createOdeWorld(ws); };
+  }
+#endif
+  std::printf("engine: %s\n", engine == "ode" ? "ode" : "bullet");
   const auto progress = [](const ScenarioResult& r, int index, int count) {
     const int passed = static_cast<int>(std::count_if(
         r.checks.begin(), r.checks.end(), [](const ThresholdCheck& c) { return c.ran && c.pass; }));
@@ -72,19 +84,31 @@ Result<std::vector<Scenario>> loadAll(const std::vector<std::string>& files) {
   return scenarios;
 }
 
+/// The engines --engine accepts: bullet always, ode when the ODE adapter is built.
+std::vector<std::string> engines() {
+#if HANDOFF_HAS_ODE
+  return {"bullet", "ode"};
+#else
+  return {"bullet"};
+#endif
+}
+
 }  // namespace
 
 void addDemoCommand(CLI::App& app, int& exitCode) {
+  auto engine = std::make_shared<std::string>("bullet");
   auto out = std::make_shared<std::string>("out/demo");
   auto noBaselines = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "demo", "run the built-in suite on the default characters (report, metrics, replays)");
   cmd->add_option("--out", *out, "output folder");
+  cmd->add_option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
+      ->check(CLI::IsMember(engines()));
   cmd->add_flag("--no-baselines", *noBaselines, "skip the naive baselines");
   auto noCompletion = std::make_shared<bool>(false);
   cmd->add_flag("--no-getup-completion", *noCompletion,
                 "play get-up clips as they are (no completion tail for a clip that ends below standing)");
-  cmd->callback([out, noBaselines, noCompletion, &exitCode] {
+  cmd->callback([out, noBaselines, noCompletion, engine, &exitCode] {
     Result<std::vector<Scenario>> suite = builtInSuite(scenarioDir());
     if (!suite) {
       std::cerr << "error: " << suite.error() << "\n";
@@ -92,7 +116,7 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
       return;
     }
     std::printf("handoff demo: %zu scenarios, data from %s\n", suite->size(), dataDir().c_str());
-    exitCode = runSuite(*suite, *out, !*noBaselines, !*noCompletion);
+    exitCode = runSuite(*suite, *out, !*noBaselines, !*noCompletion, *engine);
   });
 
   auto files = std::make_shared<std::vector<std::string>>();
@@ -102,10 +126,12 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
   run->add_option("scenario", *files, "scenario JSON files")->required()->check(CLI::ExistingFile);
   run->add_option("--out", *runOut, "output folder (default out/<first scenario's name>)");
   run->add_flag("--no-baselines", *runNoBaselines, "skip the naive baselines");
+  run->add_option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
+      ->check(CLI::IsMember(engines()));
   auto runNoCompletion = std::make_shared<bool>(false);
   run->add_flag("--no-getup-completion", *runNoCompletion,
                 "play get-up clips as they are (no completion tail for a clip that ends below standing)");
-  run->callback([files, runOut, runNoBaselines, runNoCompletion, &exitCode] {
+  run->callback([files, runOut, runNoBaselines, runNoCompletion, engine, &exitCode] {
     Result<std::vector<Scenario>> scenarios = loadAll(*files);
     if (!scenarios) {
       std::cerr << "error: " << scenarios.error() << "\n";
@@ -113,7 +139,7 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
       return;
     }
     const std::string folder = runOut->empty() ? "out/" + scenarios->front().name : *runOut;
-    exitCode = runSuite(*scenarios, folder, !*runNoBaselines, !*runNoCompletion);
+    exitCode = runSuite(*scenarios, folder, !*runNoBaselines, !*runNoCompletion, *engine);
   });
 
   auto exportFile = std::make_shared<std::string>();

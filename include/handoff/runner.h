@@ -191,6 +191,11 @@ struct RunOptions {
   /// only when both clips animate one rig; docs/TUNING.md gives the tail the default face-up clip
   /// gets). [default true]
   bool completeGetUps = true;
+  /// Creates the physics world every run plays in (the scenario's own run, its baselines and the
+  /// drive comparison), from the WorldSettings the scenario asks for (gravity, solver
+  /// iterations): how a run goes onto another engine (`handoff demo --engine ode`:
+  /// handoff::createOdeWorld). Must return a world. [default empty: handoff::createBulletWorld]
+  std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)> createWorld;
 };
 
 class ScenarioSession;

@@ -135,7 +135,8 @@ Status ScenarioSession::Impl::createWorld() {
   WorldSettings ws;
   ws.gravity = s.world.gravity;
   ws.solverIterations = s.settings.solverIterations;
-  world = createBulletWorld(ws);
+  world = options.createWorld ? options.createWorld(ws) : createBulletWorld(ws);
+  if (!world) return Error{"RunOptions::createWorld returned no world"};
   if (s.world.ground.enabled) {
     world->addGroundPlane(Vec3{0, 1, 0}, s.world.ground.height, s.world.ground.friction);
   }
