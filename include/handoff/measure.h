@@ -134,8 +134,8 @@ struct HandoffMetrics {
   double energyReleased = 0.0;
   double energyWork = 0.0;           ///< W at the end. [J]
   double energyWorkMagnitude = 0.0;  ///< Sum of |each impulse's work|. [J]
-  /// max over the substeps of how far E - W has risen above its lowest value so far (E(commit)
-  /// at first): a passive ragdoll's E - W never rises. [J]
+  /// max over the substeps of E - W - E(commit), 0 at least: a passive ragdoll never has more
+  /// than its energy at the commit plus the work done on it. [J]
   double worstEnergyGain = 0.0;
   double worstEnergyGainTime = 0.0;  ///< When, from the commit. [s]
 };
@@ -275,7 +275,6 @@ class EnergyMeasure {
   double commitTime_ = 0.0, window_ = 0.0, elapsed_ = 0.0;
   double e0_ = 0.0, pe0_ = 0.0, work_ = 0.0, workMagnitude_ = 0.0, beforeListeners_ = 0.0;
   double worstGain_ = 0.0, worstGainAt_ = 0.0, released_ = 0.0;
-  double lowest_ = 0.0;  ///< The lowest E - W so far. [J]
   int samples_ = 0;
   bool sampled_ = false;  ///< The state now has been read (no substep since).
   bool open_ = false;
