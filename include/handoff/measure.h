@@ -94,8 +94,19 @@ struct HandoffMetrics {
   /// (5 % |v_inherited| + |g| dt)), bodies not in contact. [m/s]
   double worstFrameVelocityExcess = 0.0;
   /// The following seconds (up to followWindow, while the character stays a ragdoll):
-  double followTime = 0.0;          ///< How long was observed. [s]
-  double worstSpeedExcess = 0.0;    ///< max(|v| - (|v_inherited| + |g| t + 1 m/s)). [m/s]
+  double followTime = 0.0;  ///< How long was observed. [s]
+  /// max over the bodies and frames of |v| - (max(|v_inherited|, |v_com| + |omega_sys| r(t)) +
+  /// |g| t + 1 m/s + hits): the bodies handed over as one rigid body at the commit move their
+  /// centre of mass at v_com and turn at omega_sys (their angular momentum about it over their
+  /// inertia there); a body r(t) from their centre of mass now may move as fast as that rigid
+  /// motion carries a point there. Where nothing spins it is |v_inherited| (or the centre of
+  /// mass's speed, when faster). [m/s]
+  double worstSpeedExcess = 0.0;
+  double comSpeed = 0.0;  ///< |v_com| at the commit. [m/s]
+  double spinRate = 0.0;  ///< |omega_sys| at the commit. [rad/s]
+  /// At the worst body and frame: how much of the allowance the rigid motion's term added
+  /// beyond |v_inherited|. [m/s]
+  double worstSpeedSpinAllowance = 0.0;
   double maxJointSeparation = 0.0;  ///< Largest joint anchor separation. [m]
   bool firstStepRecorded = false;
   /// An external impulse hit the ragdoll in the first step (a knockdown): the first-step
@@ -110,6 +121,23 @@ struct HandoffMetrics {
   /// [m], [m/s]
   double animationPopExcess = 0.0;
   double animationVelocityExcess = 0.0;
+  /// A full ragdoll (kind "handoff") only, over the follow window while the character stays a
+  /// ragdoll (EnergyMeasure): the total mechanical energy of its bodies and held props,
+  /// E = sum(1/2 m |v|^2 + 1/2 w.(I w) - m g.p), read at every substep boundary, against E at the
+  /// commit plus the work W done on it since (each hit, drive and pin impulse: the energy change
+  /// across it). A passive ragdoll's joints, contacts, damping and friction only take energy out.
+  bool energyMeasured = false;
+  int energySamples = 0;          ///< Substep boundaries read (the commit's included).
+  double energyTime = 0.0;        ///< How long was read. [s]
+  double kineticAtHandoff = 0.0;  ///< Kinetic energy at the commit, rotation included. [J]
+  /// M |g| times the largest drop of the centre of mass below its height at the commit. [J]
+  double energyReleased = 0.0;
+  double energyWork = 0.0;           ///< W at the end. [J]
+  double energyWorkMagnitude = 0.0;  ///< Sum of |each impulse's work|. [J]
+  /// max over the substeps of E - W - E(commit), 0 at least: a passive ragdoll never has more
+  /// than its energy at the commit plus the work done on it. [J]
+  double worstEnergyGain = 0.0;
+  double worstEnergyGainTime = 0.0;  ///< When, from the commit. [s]
 };
 
 /// One recovery (a RecoveryRecord) and how its display moved.
@@ -173,6 +201,7 @@ class HandoffMeasure {
  private:
   std::uint64_t recordIndex_ = 0;         ///< The commit's record's sequence number in Character::handoffs().
   std::vector<Transform> animatedPoses_;  ///< Per body, the animated pose at the commit.
+  Vec3 comVelocity_{0.0}, spin_{0.0};     ///< HandoffMetrics::comSpeed, spinRate as vectors.
   bool pending_ = false;
 };
 
@@ -197,6 +226,58 @@ class FollowMeasure {
   double window_ = 0.0;
   bool open_ = false;
   bool observed_ = false;
+};
+
+/// A full ragdoll's total mechanical energy over the seconds after its handoff
+/// (HandoffMetrics::energy*): read at every substep boundary by two substep listeners of its own,
+/// one before every other listener (the state the previous substep left) and one after them all
+/// (what the drives and pins did: their work), and after each step. Impulses the caller applies
+/// between steps are bracketed with energy() and addWork(). The world must outlive the measure or
+/// end() must be called first. Not copyable (its listeners are registered by address).
+class EnergyMeasure {
+ public:
+  EnergyMeasure();
+  ~EnergyMeasure();
+  EnergyMeasure(const EnergyMeasure&) = delete;
+  EnergyMeasure& operator=(const EnergyMeasure&) = delete;
+  /// Follows the ragdoll of `character` in `world` from its commit at scene time `commitTime`
+  /// for `window` seconds [s >= 0]: its bodies and props, E(commit) into `out`. Replaces a
+  /// measure open before. May allocate (not during a step).
+  void begin(PhysicsWorld& world, const Character& character, double commitTime, double window,
+             HandoffMetrics& out);
+  bool open() const { return open_; }
+  /// Before each world step while open: puts the after-listeners probe back at the end of the
+  /// world's listeners (a drive list added since would run after it).
+  void beforeStep();
+  /// After Character::postStep at scene time `time` [s]: the figures of the step's substeps and
+  /// its end into `out`; closes (removes its listeners) once the character is no longer a
+  /// ragdoll or the window has passed.
+  void observe(const Character& character, double time, HandoffMetrics& out);
+  /// The followed bodies' total mechanical energy now. [J]
+  double energy() const;
+  /// Work `joules` [J] done on the bodies between steps (an impulse: energy() after it minus
+  /// before it).
+  void addWork(double joules);
+  /// Removes the listeners; the figures stay as they are.
+  void end();
+
+ private:
+  struct Probe : SubstepListener {
+    EnergyMeasure* owner = nullptr;
+    bool after = false;
+    void onSubstep(double substepDt) override;
+  };
+  void sample(double at);
+  double potential() const;
+  PhysicsWorld* world_ = nullptr;
+  std::vector<BodyId> bodies_;
+  Probe before_, after_;
+  double commitTime_ = 0.0, window_ = 0.0, elapsed_ = 0.0;
+  double e0_ = 0.0, pe0_ = 0.0, work_ = 0.0, workMagnitude_ = 0.0, beforeListeners_ = 0.0;
+  double worstGain_ = 0.0, worstGainAt_ = 0.0, released_ = 0.0;
+  int samples_ = 0;
+  bool sampled_ = false;  ///< The state now has been read (no substep since).
+  bool open_ = false;
 };
 
 /// A hit reaction (CharacterSettings::hitReaction): while the character stays powered, how far

@@ -388,6 +388,16 @@ void anglesNowAndAhead(const Quat& aFromB, const Vec3& omegaInA, double lookAhea
   for (int axis = 0; axis < 3; ++axis)
     ahead[axis] = now[axis] + std::remainder(later[axis] - now[axis], 2.0 * kPi);
 }
+/// `angle` [rad] (as jointAngles gives it, within +-pi) or angle +- 2 pi: the one inside
+/// [lower, upper], else the one nearest that window; `angle` itself on a tie.
+double unwrappedIntoWindow(double angle, double lower, double upper) {
+  const auto outside = [lower, upper](double a) { return std::max({0.0, lower - a, a - upper}); };
+  double best = angle;
+  for (const double candidate : {angle - 2.0 * kPi, angle + 2.0 * kPi}) {
+    if (outside(candidate) < outside(best)) best = candidate;
+  }
+  return best;
+}
 }  // namespace
 
 void Ragdoll::setJointsForPose(HandoffRecord& record, std::span<const std::uint8_t> mask) {
@@ -566,11 +576,17 @@ void Ragdoll::updateLimits() {
     const Vec3 angles = jointAngles(world_->jointRelativeRotation(joints_[j]));
     for (int axis = 0; axis < 3; ++axis) {
       if (!(preset.angularLower[axis] < preset.angularUpper[axis])) continue;
+      // The engine's angle wraps at +-pi; a widened window may reach past it (a shoulder turning
+      // through pi at the commit: [-0.9, 4.03]). Taken wrapped, -3.13 would tighten that window
+      // to [-0.9, 0.9] with the joint at 3.15, and the solver would throw the arm back (the
+      // salsa corpus clip: +700 J in 6 substeps). The angle is the one of a +-2 pi k inside the
+      // window, or nearest it.
+      const double angle = unwrappedIntoWindow(angles[axis], lower[axis], upper[axis]);
       // Tighten toward the asset's limit, never past the current angle.
       const double newLower =
-          std::max(lower[axis], std::min(preset.angularLower[axis], angles[axis] - kLimitMargin));
+          std::max(lower[axis], std::min(preset.angularLower[axis], angle - kLimitMargin));
       const double newUpper =
-          std::min(upper[axis], std::max(preset.angularUpper[axis], angles[axis] + kLimitMargin));
+          std::min(upper[axis], std::max(preset.angularUpper[axis], angle + kLimitMargin));
       if (newLower != lower[axis] || newUpper != upper[axis]) changed = true;
       lower[axis] = newLower;
       upper[axis] = newUpper;

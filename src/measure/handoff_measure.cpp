@@ -23,6 +23,52 @@ std::vector<Vec3> animationVelocities(const Character& character) {
 
 double gravityOf(const PhysicsWorld& world) { return glm::length(world.settings().gravity); }
 
+/// The centre of mass of the ragdoll's bodies off the animation. [m]
+Vec3 dynamicCentreOfMass(const Ragdoll& ragdoll) {
+  const PhysicsWorld& world = ragdoll.world();
+  Vec3 sum{0.0};
+  double mass = 0.0;
+  for (int b = 0; b < ragdoll.bodyCount(); ++b) {
+    if (ragdoll.authority(b) == Authority::Animation) continue;
+    const double m = world.mass(ragdoll.body(b));
+    sum += m * world.transform(ragdoll.body(b)).translation;
+    mass += m;
+  }
+  return mass > 0.0 ? sum / mass : sum;
+}
+
+/// The bodies handed over as one rigid body at the commit: its centre of mass's velocity and its
+/// angular velocity (angular momentum about the centre of mass over the inertia about it).
+void rigidMotion(const Ragdoll& ragdoll, const HandoffRecord& record, Vec3& comVelocity, Vec3& omega) {
+  const PhysicsWorld& world = ragdoll.world();
+  double mass = 0.0;
+  Vec3 c{0.0}, momentum{0.0};
+  for (int b = 0; b < ragdoll.bodyCount(); ++b) {
+    if (ragdoll.authority(b) == Authority::Animation) continue;
+    const BodyHandoff& bh = record.bodies[static_cast<size_t>(b)];
+    const double m = world.mass(ragdoll.body(b));
+    mass += m;
+    c += m * bh.poseAfter.translation;
+    momentum += m * bh.linearVelocity;
+  }
+  comVelocity = omega = Vec3{0.0};
+  if (!(mass > 0.0)) return;
+  c /= mass;
+  comVelocity = momentum / mass;
+  Vec3 angular{0.0};
+  glm::dmat3 inertia(0.0);
+  for (int b = 0; b < ragdoll.bodyCount(); ++b) {
+    if (ragdoll.authority(b) == Authority::Animation) continue;
+    const BodyHandoff& bh = record.bodies[static_cast<size_t>(b)];
+    const double m = world.mass(ragdoll.body(b));
+    const glm::dmat3 own = world.worldInertia(ragdoll.body(b));
+    const Vec3 r = bh.poseAfter.translation - c;
+    angular += m * glm::cross(r, bh.linearVelocity - comVelocity) + own * bh.angularVelocity;
+    inertia += own + m * (glm::dot(r, r) * glm::dmat3(1.0) - glm::outerProduct(r, r));
+  }
+  if (std::abs(glm::determinant(inertia)) > 1e-12) omega = glm::inverse(inertia) * angular;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -71,6 +117,9 @@ HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRe
     m.maxPositionJump = std::max(m.maxPositionJump, bm.positionJump);
     m.bodies.push_back(bm);
   }
+  rigidMotion(character.ragdoll(), record, comVelocity_, spin_);
+  m.comSpeed = glm::length(comVelocity_);
+  m.spinRate = glm::length(spin_);
   pending_ = true;
   return m;
 }
@@ -174,12 +223,20 @@ void FollowMeasure::observe(const Character& character, double time, HandoffMetr
   const Ragdoll& ragdoll = character.ragdoll();
   const double g = gravityOf(ragdoll.world());
   out.followTime = since;
+  const Vec3 c = dynamicCentreOfMass(ragdoll);
   for (size_t b = 0; b < out.bodies.size(); ++b) {
     // A body on the animation (a partial ragdoll's) moves as the animation does.
     if (ragdoll.authority(static_cast<int>(b)) == Authority::Animation) continue;
-    const double speed = glm::length(ragdoll.world().linearVelocity(ragdoll.body(static_cast<int>(b))));
-    const double allowed = glm::length(out.bodies[b].inheritedLinear) + g * since + 1.0 + out.hitAllowance;
-    out.worstSpeedExcess = std::max(out.worstSpeedExcess, speed - allowed);
+    const BodyId body = ragdoll.body(static_cast<int>(b));
+    const double speed = glm::length(ragdoll.world().linearVelocity(body));
+    const double inherited = glm::length(out.bodies[b].inheritedLinear);
+    const double rigid =
+        out.comSpeed + out.spinRate * glm::length(ragdoll.world().transform(body).translation - c);
+    const double allowed = std::max(inherited, rigid) + g * since + 1.0 + out.hitAllowance;
+    if (speed - allowed > out.worstSpeedExcess) {
+      out.worstSpeedExcess = speed - allowed;
+      out.worstSpeedSpinAllowance = std::max(0.0, rigid - inherited);
+    }
   }
   out.maxJointSeparation = std::max(out.maxJointSeparation, ragdoll.maxJointSeparation());
 }

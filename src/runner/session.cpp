@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <span>
+#include <string_view>
 #include <utility>
 
 namespace handoff {
@@ -62,6 +63,8 @@ struct ScenarioSession::Impl {
   int pelvisBody = 0;
   HandoffMeasure handoff;
   FollowMeasure follow;
+  // A full ragdoll's energy (declared after the world: removes its listeners before it goes).
+  EnergyMeasure energy;
   int openHandoff = -1;  // the handoff followed (index in result.handoffs)
   HitReactionMeasure hit;
   int openHit = -1;  // the hit reaction followed (index in result.hitReactions)
@@ -411,7 +414,10 @@ void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
   if (p.point) point = p.pointSpace == PointSpace::Body ? bodyPose.transformPoint(*p.point) : *p.point;
   const bool wasAnimated = ch->state() == CharacterState::Animated;
   const size_t before = ch->handoffs().total();
+  const double energyBefore = energy.energy();
   const Status st = ch->applyImpulse(b, j, point);
+  // A hit on a ragdoll is work done on it (HandoffMetrics::energyWork).
+  if (st) energy.addWork(energy.energy() - energyBefore);
   if (st && wasAnimated && ch->state() == CharacterState::Powered && ch->handoffs().total() > before) {
     // The hit reaction: the Character went powered by itself, then took the impulse.
     measure(ch->handoffs().back(), t, "powered");
@@ -444,7 +450,9 @@ void ScenarioSession::Impl::knockback(const ScenarioEvent& e, double t) {
   k.landingsBefore = ch->landings().total();
   k.recoveriesBefore = ch->recoveries().total();
   k.pelvisStart = world->transform(ch->ragdoll().body(pelvisBody)).translation;
+  const double energyBefore = energy.energy();
   const Status st = ch->knockBack(j);
+  if (st) energy.addWork(energy.energy() - energyBefore);  // on a ragdoll already: work done on it
   if (!st) {
     notRun(e, st.error());
     return;
@@ -551,11 +559,17 @@ void ScenarioSession::Impl::measure(const HandoffRecord& record, double t, const
   if (!record.committed) return;
   openHandoff = static_cast<int>(result.handoffs.size()) - 1;
   follow.begin(t, options.followWindow);
+  if (std::string_view(kind) == "handoff" && ch->state() == CharacterState::Ragdoll) {
+    energy.begin(*world, *ch, t, options.followWindow, result.handoffs.back());
+  } else {
+    energy.end();
+  }
 }
 
 // After postStep: the follow-ups of the open handoff and hit reaction, the recovery's jumps.
 void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   if (follow.open()) follow.observe(*ch, t, result.handoffs[static_cast<size_t>(openHandoff)]);
+  if (energy.open()) energy.observe(*ch, t, result.handoffs[static_cast<size_t>(openHandoff)]);
   if (hit.open()) hit.observe(*ch, input, t, result.hitReactions[static_cast<size_t>(openHit)]);
   if (ch->blockingRepresentations() != 1) ++counters.blockingViolations;
   jointBreaks.observe(*ch, result.jointBreaks);
@@ -678,6 +692,7 @@ ReplayFrame ScenarioSession::Impl::replayFrame(double t) const {
 // The world step, then the character's postStep (which records a fresh commit's first step on
 // its own record) and the handoff measure of that first step.
 void ScenarioSession::Impl::stepWorld() {
+  energy.beforeStep();
   world->step(dt, substeps);
   counters.bodiesLeftWorld += world->lastStepStats().bodiesLeftWorld;
   ch->postStep(dt);
