@@ -278,7 +278,9 @@ struct BodySlot {
   int moveFirstSubstep = 0;
   Transform moveStart;
   Transform moveTarget;
-  Vec3 moveRotation{0.0};  // short-arc rotation vector from start to target (world)
+  Vec3 moveRotation{0.0};          // short-arc rotation vector from start to target (world)
+  bool listedMoving = false;       // in BulletWorld::moving_ (until the end of the step)
+  bool moveRotationKnown = false;  // moveRotation computed (only a move over substeps needs it)
   Vec3 moveLinearVelocity{0.0};
   Vec3 moveAngularVelocity{0.0};
   // Anchor projection (projectJointAnchors): whether it moved the body in this substep, and the
@@ -485,6 +487,12 @@ class BulletWorld final : public PhysicsWorld {
   std::vector<double> eventPeaks_;  // per event: its largest substep impulse
 
   std::vector<BodySlot> bodies_;
+  // The slots given a kinematic move since the last step ended (moveKinematic), in call order,
+  // possibly repeated or no longer pending (checked against BodySlot::movePending): the step's
+  // per-substep passes over moving bodies touch these instead of every slot. Sorted ascending
+  // before the end-of-step pass, so the broadphase sees the bodies in slot order as before.
+  // Reserved for every slot (addBody): no allocation in a step.
+  std::vector<std::uint32_t> moving_;
   std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
   // closestPoints: the static planes in Bullet's world (slot indices, in the order added) and,
   // per collision-group bit, how many other bodies are in it (and the bits with one or more, with

@@ -46,7 +46,8 @@ void BulletWorld::preTick(double h) {
   // zeroed the velocity of kinematic bodies (our interpolation transform equals the world
   // transform); give moving ones their move's velocity again so contacts and joints see it. Their
   // pose advances in postTick().
-  for (BodySlot& slot : bodies_) {
+  for (const std::uint32_t index : moving_) {
+    BodySlot& slot = bodies_[index];
     if (!slot.movePending || !slot.body) continue;
     btRigidBody& body = *slot.body;
     body.setLinearVelocity(toBt(slot.moveLinearVelocity));
@@ -66,10 +67,16 @@ void BulletWorld::advanceKinematicMoves() {
   // its move (k0: the substep the move was requested in), where the bodies integrated with its
   // velocity expect it.
   const int k = substepIndex_;
-  for (BodySlot& slot : bodies_) {
+  for (const std::uint32_t index : moving_) {
+    BodySlot& slot = bodies_[index];
     if (!slot.movePending || !slot.body) continue;
     const int k0 = slot.moveFirstSubstep;
     const int remaining = substepCount_ - k0;
+    if (k + 1 < substepCount_ && !slot.moveRotationKnown) {
+      slot.moveRotation =
+          toRotationVector(slot.moveTarget.rotation * glm::conjugate(slot.moveStart.rotation));
+      slot.moveRotationKnown = true;
+    }
     const btTransform xf =
         k + 1 >= substepCount_
             ? toBt(slot.moveTarget)
@@ -159,7 +166,12 @@ void BulletWorld::postTick(double h) {
 }
 
 void BulletWorld::finishKinematicMoves() {
-  for (BodySlot& slot : bodies_) {
+  // In slot order, as a pass over every slot: the broadphase updates (and the pairs they find)
+  // come in the same order whatever order the moves were requested in.
+  std::sort(moving_.begin(), moving_.end());
+  for (const std::uint32_t index : moving_) {
+    BodySlot& slot = bodies_[index];
+    slot.listedMoving = false;
     if (!slot.movePending || !slot.body) continue;
     btRigidBody& body = *slot.body;
     const btTransform xf = toBt(slot.moveTarget);
@@ -170,6 +182,7 @@ void BulletWorld::finishKinematicMoves() {
     if (slot.enabled) world_->updateSingleAabb(&body);
     slot.movePending = false;
   }
+  moving_.clear();
 }
 
 void BulletWorld::startStep(int substeps) {
