@@ -280,6 +280,7 @@ struct BodySlot {
   Transform moveTarget;
   Vec3 moveRotation{0.0};          // short-arc rotation vector from start to target (world)
   bool listedMoving = false;       // in BulletWorld::moving_ (until the end of the step)
+  std::uint32_t aabbStep = 0;      // BulletWorld::steps_ when finishKinematicMoves set its AABB
   bool moveRotationKnown = false;  // moveRotation computed (only a move over substeps needs it)
   Vec3 moveLinearVelocity{0.0};
   Vec3 moveAngularVelocity{0.0};
@@ -428,6 +429,7 @@ class BulletWorld final : public PhysicsWorld {
   void leaveGameWorld();                      // bullet_join.cpp: the destructor of a joined world
   void startStep(int substeps);   // bullet_step.cpp: what every step (or external tick) starts with
   void finishStep(int substeps);  // and ends with
+  void updateAabbsAfterStep();    // bullet_step.cpp: step()'s last pass (queries see the new bounds)
 
   btCollisionShape* acquireShape(const ShapeKey& key);  // bullet_shapes.cpp
   void releaseShape(btCollisionShape* shape);           // bullet_shapes.cpp
@@ -517,6 +519,7 @@ class BulletWorld final : public PhysicsWorld {
   bool stepping_ = false;
   int substepIndex_ = 0;
   int substepCount_ = 0;
+  std::uint32_t steps_ = 0;  // startStep calls so far (BodySlot::aabbStep)
 };
 
 }  // namespace handoff::bullet_detail

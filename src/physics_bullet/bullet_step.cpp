@@ -179,13 +179,37 @@ void BulletWorld::finishKinematicMoves() {
     body.setInterpolationWorldTransform(xf);
     body.setLinearVelocity(toBt(slot.moveLinearVelocity));
     body.setAngularVelocity(toBt(slot.moveAngularVelocity));
-    if (slot.enabled) world_->updateSingleAabb(&body);
+    if (slot.enabled) {
+      world_->updateSingleAabb(&body);
+      slot.aabbStep = steps_;
+    }
     slot.movePending = false;
   }
   moving_.clear();
 }
 
+void BulletWorld::updateAabbsAfterStep() {
+  // btCollisionWorld::updateAabbs() (every active object, or every object when the world forces
+  // it) without the kinematic bodies finishKinematicMoves() has just updated: their bounds are
+  // the same, and Bullet's setAabb would only re-link the proxy in its broadphase stage list,
+  // which the next step's own updateAabbs() re-links, in the world's order, before the broadphase
+  // reads the list. The broadphase state the next step sees is the same; one AABB pass fewer per
+  // animated body.
+  btCollisionObjectArray& objects = world_->getCollisionObjectArray();
+  const bool all = world_->getForceUpdateAllAabbs();
+  for (int i = 0; i < objects.size(); ++i) {
+    btCollisionObject* object = objects[i];
+    if (!all && !object->isActive()) continue;
+    if (object->getUserPointer() == this && object->isKinematicObject() &&
+        bodies_[static_cast<std::uint32_t>(object->getUserIndex())].aabbStep == steps_) {
+      continue;
+    }
+    world_->updateSingleAabb(object);
+  }
+}
+
 void BulletWorld::startStep(int substeps) {
+  ++steps_;
   substepIndex_ = 0;
   substepCount_ = substeps;
   for (const std::uint32_t index : breakableJoints_) joints_[index].breakState.substep = -1;
@@ -214,7 +238,7 @@ void BulletWorld::step(double dt, int substeps) {
   finishStep(substeps);
   // Bullet refreshes AABBs at the start of the next step's collision detection; queries between
   // steps must see where this step left the bodies.
-  world_->updateAabbs();
+  updateAabbsAfterStep();
 }
 
 void BulletWorld::collectStats(int substeps) {
