@@ -19,6 +19,7 @@
 #include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
