@@ -69,26 +69,87 @@ Quat randomRotation(std::mt19937& rng, double scale) {
   return fromRotationVector(Vec3{n(rng), n(rng), n(rng)});
 }
 
+// The inputs of one 15-body character: random body rotations and velocities, and joint targets
+// drawn wide (scale 0.8 rad: beyond some limits, so the nearest-admissible-target search runs) or
+// made admissible first (each joint's nearest admissible rotation: no search left to do).
+struct DriveInputs {
+  std::vector<DriveJoint> joints = humanoidJoints();
+  std::vector<Quat> rotations = std::vector<Quat>(kBodies);
+  std::vector<Quat> targets = std::vector<Quat>(joints.size());
+  std::vector<Vec3> omegas = std::vector<Vec3>(kBodies);
+  std::vector<Vec3> targetVelocities = std::vector<Vec3>(joints.size());
+  std::vector<Vec3> torques = std::vector<Vec3>(joints.size());
+
+  explicit DriveInputs(bool admissible) {
+    std::mt19937 rng(1);
+    std::normal_distribution<double> n(0.0, 1.0);
+    for (auto& q : rotations) q = randomRotation(rng, 1.0);
+    for (auto& w : omegas) w = Vec3{n(rng), n(rng), n(rng)};
+    for (auto& q : targets) q = randomRotation(rng, 0.8);  // beyond some limits: clamping runs
+    for (auto& w : targetVelocities) w = Vec3{n(rng), n(rng), n(rng)};
+    if (!admissible) return;
+    for (size_t i = 0; i < joints.size(); ++i) {
+      const DriveJoint& j = joints[i];
+      const Quat qRel =
+          jointRelativeRotation(rotations[static_cast<size_t>(j.bodyA)],
+                                rotations[static_cast<size_t>(j.bodyB)], j.bodyAFromJoint, j.bodyBFromJoint);
+      targets[i] = fromJointAngles(
+          nearestAdmissibleAngles(targets[i], jointAngles(qRel), j.angularLower, j.angularUpper));
+    }
+  }
+};
+
+// The figure: DriveJob (the law with its nearest-admissible-target search) on wide targets.
 void BM_DriveJob_15Bodies(benchmark::State& state) {
-  const std::vector<DriveJoint> joints = humanoidJoints();
-  std::mt19937 rng(1);
-  std::vector<Quat> rotations(kBodies), targets(joints.size());
-  std::vector<Vec3> omegas(kBodies), targetVelocities(joints.size()), torques(joints.size());
-  std::normal_distribution<double> n(0.0, 1.0);
-  for (auto& q : rotations) q = randomRotation(rng, 1.0);
-  for (auto& w : omegas) w = Vec3{n(rng), n(rng), n(rng)};
-  for (auto& q : targets) q = randomRotation(rng, 0.8);  // beyond some limits: clamping runs
-  for (auto& w : targetVelocities) w = Vec3{n(rng), n(rng), n(rng)};
-  const DriveJob job{joints, rotations, omegas, targets, targetVelocities, {}, torques, {}};
+  DriveInputs d(false);
+  const DriveJob job{d.joints, d.rotations, d.omegas, d.targets, d.targetVelocities, {}, d.torques, {}};
   for (auto _ : state) {
     benchmark::DoNotOptimize(job.run());
-    benchmark::DoNotOptimize(torques.data());
+    benchmark::DoNotOptimize(d.torques.data());
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());  // characters
-  state.counters["joints"] = static_cast<double>(joints.size());
+  state.counters["joints"] = static_cast<double>(d.joints.size());
 }
+
+// Floor 1: the same DriveJob on targets already admissible: every check of the law, no search.
+void BM_DriveJob_15Bodies_AdmissibleTargets(benchmark::State& state) {
+  DriveInputs d(true);
+  const DriveJob job{d.joints, d.rotations, d.omegas, d.targets, d.targetVelocities, {}, d.torques, {}};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(job.run());
+    benchmark::DoNotOptimize(d.torques.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// Floor 2: the PD law's arithmetic alone on the admissible targets: relative rotation, error
+// rotation vector, relative angular velocity, torque with its clamp, torque to world. No limit
+// or gimbal-lock handling, no input checks.
+void BM_DriveLawFloor_15Bodies(benchmark::State& state) {
+  DriveInputs d(true);
+  for (auto _ : state) {
+    for (size_t i = 0; i < d.joints.size(); ++i) {
+      const DriveJoint& j = d.joints[i];
+      const auto a = static_cast<size_t>(j.bodyA);
+      const auto b = static_cast<size_t>(j.bodyB);
+      const Quat worldFromJointA = d.rotations[a] * j.bodyAFromJoint;
+      const Quat qRel = glm::conjugate(worldFromJointA) * (d.rotations[b] * j.bodyBFromJoint);
+      const Vec3 error = toRotationVector(shortArc(d.targets[i] * glm::conjugate(qRel)));
+      const Vec3 relative = glm::conjugate(worldFromJointA) * (d.omegas[b] - d.omegas[a]);
+      d.torques[i] = worldFromJointA * driveTorque(error, relative, d.targetVelocities[i], j.gains);
+    }
+    benchmark::DoNotOptimize(d.torques.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// The figure and its floors registered alternately (docs/BENCHMARKS.md runs them interleaved).
 BENCHMARK(BM_DriveJob_15Bodies);
+BENCHMARK(BM_DriveJob_15Bodies_AdmissibleTargets);
+BENCHMARK(BM_DriveLawFloor_15Bodies);
 
 void BM_ExplicitDriveSubstep_15Bodies_Bullet(benchmark::State& state) {
   WorldSettings settings;
@@ -108,14 +169,26 @@ void BM_ExplicitDriveSubstep_15Bodies_Bullet(benchmark::State& state) {
     bodies.push_back(*world->createBody(desc));
   }
   ExplicitDrive drive(*world, bodies, joints);
-  for (int i = 0; i < drive.jointCount(); ++i) drive.setTarget(i, randomRotation(rng, 0.8));
+  // Arg 0: the targets of the frame's earlier substeps (the drive's memo of each joint's
+  // admissible target holds: the later substeps of a frame, the world not moving here); arg 1:
+  // new targets every substep, alternating between two sets (the first substep of a frame).
+  std::array<std::vector<Quat>, 2> sets;
+  for (auto& set : sets) {
+    for (int i = 0; i < drive.jointCount(); ++i) set.push_back(randomRotation(rng, 0.8));
+  }
+  (void)drive.setTargets(sets[0], {});
+  size_t next = 1;
   for (auto _ : state) {
+    if (state.range(0) != 0) {
+      (void)drive.setTargets(sets[next], {});
+      next ^= 1u;
+    }
     drive.onSubstep(1.0 / 240.0);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_ExplicitDriveSubstep_15Bodies_Bullet);
+BENCHMARK(BM_ExplicitDriveSubstep_15Bodies_Bullet)->Arg(1)->Arg(0);
 
 }  // namespace
 }  // namespace handoff

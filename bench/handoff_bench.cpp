@@ -1,15 +1,25 @@
 // The cost of one handoff commit for a 15-body character (CMU 01_01), with and without the
 // velocity-consistency step, and of keeping N animated characters' kinematic bodies in sync
-// with their animation every step (N = 1, 16, 128), on the DeepMimic character.
+// with their animation every step (N = 1, 16, 128), on the DeepMimic character, beside its floor
+// (the same bodies moved by Bullet alone, bench/sync_floor.h).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 
 #include "support/clip_scene_bench.h"
+#include "sync_floor.h"
 
 namespace {
 
 using handoff::bench::Crowd;
+using handoff::bench::SyncFloor;
+
+void perCharacter(benchmark::State& state) {
+  state.counters["characters"] = static_cast<double>(state.range(0));
+  state.counters["us_per_character"] = benchmark::Counter(
+      static_cast<double>(state.range(0)) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::OneK::kIs1000);
+}
 
 void BM_HandoffCommit(benchmark::State& state) {
   Crowd crowd;
@@ -52,11 +62,41 @@ void BM_AnimatedSync(benchmark::State& state) {
   crowd.reset(static_cast<int>(state.range(0)));
   crowd.track(2);
   for (auto _ : state) crowd.track(1);
-  state.counters["characters"] = static_cast<double>(state.range(0));
-  state.counters["us_per_character"] = benchmark::Counter(
-      static_cast<double>(state.range(0)) * static_cast<double>(state.iterations()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert, benchmark::Counter::OneK::kIs1000);
+  perCharacter(state);
 }
-BENCHMARK(BM_AnimatedSync)->Arg(1)->Arg(16)->Arg(128)->Unit(benchmark::kMicrosecond);
+
+// The floor of BM_AnimatedSync (bench/sync_floor.h): the same clip, characters and body poses
+// moved by Bullet alone. Arg 0: characters; arg 1: 0 Bullet's default kinematic pairing, 1 the
+// adapter's pairs.
+void BM_AnimatedSyncFloor(benchmark::State& state) {
+  Crowd crowd;
+  if (!crowd.load("deepmimic/humanoid3d_run.bvh")) {
+    state.SkipWithError("cannot load the default character");
+    return;
+  }
+  const auto pairs = state.range(1) != 0 ? SyncFloor::Pairs::SamePairs : SyncFloor::Pairs::BulletDefault;
+  SyncFloor floor(crowd, static_cast<int>(state.range(0)), pairs);
+  floor.step();
+  floor.step();
+  for (auto _ : state) floor.step();
+  state.counters["pairs"] = floor.pairCount();
+  perCharacter(state);
+}
+
+// The figure and its floors registered alternately, 1, 16 and 128 characters. Run with
+// --benchmark_enable_random_interleaving=true --benchmark_repetitions=N for floors and figures
+// measured in turns (docs/BENCHMARKS.md).
+const bool registered = [] {
+  for (const int n : {1, 16, 128}) {
+    benchmark::RegisterBenchmark("BM_AnimatedSyncFloor/bullet_default", BM_AnimatedSyncFloor)
+        ->Args({n, 0})
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("BM_AnimatedSyncFloor/same_pairs", BM_AnimatedSyncFloor)
+        ->Args({n, 1})
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("BM_AnimatedSync", BM_AnimatedSync)->Arg(n)->Unit(benchmark::kMicrosecond);
+  }
+  return true;
+}();
 
 }  // namespace

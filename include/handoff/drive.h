@@ -222,6 +222,22 @@ enum class TorqueApplication : std::uint8_t {
   ChildOnlyForTesting,
 };
 
+namespace drive_detail {
+/// ExplicitDrive's per-joint memo of nearestAdmissibleAngles (not for callers).
+struct AdmissibleTarget {
+  bool known = false;
+  Quat given{1.0, 0.0, 0.0, 0.0};   ///< The target it was found for.
+  Vec3 locked{0.0};                 ///< The current angles about the locked axes (0 elsewhere).
+  Vec3 raw{0.0};                    ///< jointAngles(given).
+  Vec3 angles{0.0};                 ///< The admissible angles.
+  glm::bvec3 clamped{false};        ///< The axes the search clamped or locked.
+  Quat target{1.0, 0.0, 0.0, 0.0};  ///< The admissible rotation (given when angles == raw).
+};
+/// computeJointDrive reusing / refreshing `memo` (ExplicitDrive).
+JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInput& input,
+                                   AdmissibleTarget& memo);
+}  // namespace drive_detail
+
 /// Applies the drive of one character in every substep of its PhysicsWorld
 /// (world.addSubstepListener(&drive)). Buffers are sized at construction; onSubstep neither
 /// allocates nor throws. Targets and weights are set by the caller each frame; they hold over
@@ -302,6 +318,11 @@ class ExplicitDrive final : public SubstepListener {
   std::vector<JointDriveOutput> results_;
   std::vector<glm::dmat3> bodyInverseInertia_;  // per body, in body space C
   std::vector<double> stabilityScales_;
+  /// Per joint: the last substep's admissible target and what it depended on (the target and
+  /// the current angles about locked axes; the limits are fixed). A later substep with the same
+  /// inputs (the targets hold over a frame's substeps) reuses it, the same values bit for bit,
+  /// without the nearest-admissible-target search.
+  std::vector<drive_detail::AdmissibleTarget> admissible_;
   double stabilityLimit_ = 0.0;
   bool endOfSubstepLaw_ = false;
   bool enabled_ = true;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace handoff {
@@ -11,8 +12,6 @@ namespace {
 
 // |cos(angle y)| below this: the joint-angle rates are undefined (gimbal lock of X-Y-Z angles).
 constexpr double kGimbalCos = 1e-6;
-
-bool isFinite(double v) { return std::isfinite(v); }
 
 bool axisLocked(double lower, double upper) { return lower == upper; }
 bool axisLimited(double lower, double upper) { return lower < upper; }
@@ -37,6 +36,13 @@ Vec3 jointAngleRates(const Vec3& w, const Vec3& angles) {
   rates.y = w.y * ca + w.z * sa;
   rates.x = w.x - rates.z * sb;
   return rates;
+}
+
+// Bit for bit equal (a signed zero differs from its opposite: the memo must give what the
+// computation would).
+template <typename T>
+bool sameBits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
 bool bodyIndexOk(int index, size_t bodyCount) { return index >= 0 && static_cast<size_t>(index) < bodyCount; }
@@ -214,11 +220,10 @@ Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const
   return angles;
 }
 
-}  // namespace
-
-Vec3 nearestAdmissibleAngles(const Quat& target, const Vec3& lockedAngles, const Vec3& lower,
-                             const Vec3& upper, glm::bvec3* clampedAxes) {
-  const Vec3 raw = jointAngles(target);
+// nearestAdmissibleAngles with the target's joint angles already known (raw = jointAngles(target)):
+// computeJointDrive needs them too and computes them once.
+Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lockedAngles, const Vec3& lower,
+                           const Vec3& upper, glm::bvec3* clampedAxes) {
   glm::bvec3 clamped{false};
   Vec3 perAxis = admissibleTargetAngles(raw, lockedAngles, lower, upper, &clamped);
   bool limitedClamped = false;
@@ -260,6 +265,13 @@ Vec3 nearestAdmissibleAngles(const Quat& target, const Vec3& lockedAngles, const
   }
   if (clampedAxes) *clampedAxes = clamped;
   return out;
+}
+
+}  // namespace
+
+Vec3 nearestAdmissibleAngles(const Quat& target, const Vec3& lockedAngles, const Vec3& lower,
+                             const Vec3& upper, glm::bvec3* clampedAxes) {
+  return nearestAdmissibleFrom(target, jointAngles(target), lockedAngles, lower, upper, clampedAxes);
 }
 
 Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
@@ -349,11 +361,15 @@ double jointInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA, 
   }
 }
 
-JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInput& in) {
+namespace {
+
+// computeJointDrive, with a memo of the admissible target (ExplicitDrive) or without (null).
+JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
+                            drive_detail::AdmissibleTarget* memo) {
   JointDriveOutput out;
   if (!isFinite(in.worldFromBodyA) || !isFinite(in.worldFromBodyB) || !isFinite(in.angularVelocityA) ||
       !isFinite(in.angularVelocityB) || !isFinite(in.target) || !isFinite(in.targetVelocity) ||
-      !isFinite(in.weight)) {
+      !std::isfinite(in.weight)) {
     out.valid = false;
     return out;
   }
@@ -363,13 +379,30 @@ JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInpu
 
   // Per-DOF handling in the joint's own angle convention (the one its limits use).
   out.currentAngles = jointAngles(qRel);
-  const Vec3 rawTargetAngles = jointAngles(in.target);
+  // The admissible target depends on the target and on the current angles about locked axes only
+  // (nearestAdmissibleAngles): a memo with the same inputs holds the same values.
+  Vec3 locked{0.0};
+  for (int i = 0; i < 3; ++i) {
+    if (axisLocked(joint.angularLower[i], joint.angularUpper[i])) locked[i] = out.currentAngles[i];
+  }
+  Vec3 rawTargetAngles;
   glm::bvec3 adjusted{false};
-  out.targetAngles = nearestAdmissibleAngles(in.target, out.currentAngles, joint.angularLower,
-                                             joint.angularUpper, &adjusted);
-  // Unchanged angles: keep the given quaternion bit for bit (no round trip through angles).
-  const bool changed = out.targetAngles != rawTargetAngles;
-  const Quat target = changed ? fromJointAngles(out.targetAngles) : in.target;
+  Quat target;
+  if (memo != nullptr && memo->known && sameBits(memo->given, in.target) && sameBits(memo->locked, locked)) {
+    rawTargetAngles = memo->raw;
+    out.targetAngles = memo->angles;
+    adjusted = memo->clamped;
+    target = memo->target;
+  } else {
+    rawTargetAngles = jointAngles(in.target);
+    out.targetAngles = nearestAdmissibleFrom(in.target, rawTargetAngles, out.currentAngles,
+                                             joint.angularLower, joint.angularUpper, &adjusted);
+    // Unchanged angles: keep the given quaternion bit for bit (no round trip through angles).
+    const bool changed = out.targetAngles != rawTargetAngles;
+    target = changed ? fromJointAngles(out.targetAngles) : in.target;
+    if (memo != nullptr)
+      *memo = {true, in.target, locked, rawTargetAngles, out.targetAngles, adjusted, target};
+  }
 
   const Quat qError = shortArc(target * glm::conjugate(qRel));
   out.error = toRotationVector(qError);
@@ -381,6 +414,17 @@ JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInpu
                            weightedGains(joint.gains, in.weight), &out.saturated);
   out.torqueWorld = worldFromJointA * out.torque;
   return out;
+}
+
+}  // namespace
+
+JointDriveOutput computeJointDrive(const DriveJoint& joint, const JointDriveInput& in) {
+  return jointDrive(joint, in, nullptr);
+}
+
+JointDriveOutput drive_detail::computeJointDrive(const DriveJoint& joint, const JointDriveInput& in,
+                                                 AdmissibleTarget& memo) {
+  return jointDrive(joint, in, &memo);
 }
 
 // --- DriveJob ---
@@ -435,7 +479,8 @@ ExplicitDrive::ExplicitDrive(PhysicsWorld& world, std::span<const BodyId> bodies
       bodyImpulses_(bodies.size(), Vec3{0.0}),
       results_(joints.size()),
       bodyInverseInertia_(bodies.size(), glm::dmat3(0.0)),
-      stabilityScales_(joints.size(), 1.0) {
+      stabilityScales_(joints.size(), 1.0),
+      admissible_(joints.size()) {
   for ([[maybe_unused]] const DriveJoint& j : joints_) {
     assert(bodyIndexOk(j.bodyA, bodies_.size()) && "ExplicitDrive: joint body A index out of range");
     assert(bodyIndexOk(j.bodyB, bodies_.size()) && "ExplicitDrive: joint body B index out of range");
@@ -530,15 +575,16 @@ void ExplicitDrive::onSubstep(double substepDt) {
         effective.gains.damping *= scale;
       }
     }
+    drive_detail::AdmissibleTarget& memo = admissible_[i];
     if (!endOfSubstepLaw_) {
-      results_[i] = computeJointDrive(effective, in);
+      results_[i] = drive_detail::computeJointDrive(effective, in, memo);
     } else {
       // tau = (1 + h D M)^-1 (Kp e + D (wT - w)), D = Kd + h Kp, M = I_A^-1 + I_B^-1 in J_A: the
       // law with damping D and no clamp, then the matrix, then the total clamp.
       const double maxTorque = effective.gains.maxTorque;
       effective.gains.damping += substepDt * effective.gains.stiffness;
       effective.gains.maxTorque = std::numeric_limits<double>::infinity();
-      JointDriveOutput out = computeJointDrive(effective, in);
+      JointDriveOutput out = drive_detail::computeJointDrive(effective, in, memo);
       if (out.valid) {
         const glm::dmat3 m = relativeInverseInertia(j, in.worldFromBodyA, in.worldFromBodyB,
                                                     bodyInverseInertia_[a], bodyInverseInertia_[b]);

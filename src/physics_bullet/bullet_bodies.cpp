@@ -140,6 +140,7 @@ Result<BodyId> BulletWorld::addBody(const BodyDesc& desc, const BodyShape& shape
     }
     index = static_cast<std::uint32_t>(bodies_.size());
     bodies_.emplace_back();
+    moving_.reserve(bodies_.capacity());
   }
   BodySlot& slot = bodies_[index];
   slot.shape = shape.shape;
@@ -361,11 +362,15 @@ void BulletWorld::moveKinematic(BodyId id, const Transform& worldFromBody, doubl
   target.rotation = alignHemisphere(normalizeOrIdentity(target.rotation), start.rotation);
   slot->moveStart = start;
   slot->moveTarget = target;
-  slot->moveRotation = toRotationVector(target.rotation * glm::conjugate(start.rotation));
+  slot->moveRotationKnown = false;  // advanceKinematicMoves computes it when a substep needs it
   slot->moveLinearVelocity = (target.translation - start.translation) / dt;
   slot->moveAngularVelocity = handoff::angularVelocity(start.rotation, target.rotation, dt).omega;
   // Called from a substep listener during step(): the move covers the remaining substeps.
   slot->moveFirstSubstep = stepping_ ? substepIndex_ : 0;
+  if (!slot->listedMoving) {  // once per slot until the step ends: the list fits its reserve
+    slot->listedMoving = true;
+    moving_.push_back(id.value & kIndexMask);
+  }
   slot->movePending = true;
   body.setLinearVelocity(toBt(slot->moveLinearVelocity));
   body.setAngularVelocity(toBt(slot->moveAngularVelocity));

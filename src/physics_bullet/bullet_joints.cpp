@@ -192,10 +192,14 @@ void BulletWorld::destroyJoint(JointId id) {
 }
 
 void BulletWorld::wakeJointed(const BodySlot& slot) {
+  // activate() does nothing to a kinematic or static body (Bullet's activation flags): only the
+  // dynamic ones are touched, which spares an animated character's moves a visit to each
+  // neighbour's btRigidBody.
   for (std::uint32_t j : slot.joints) {
     const JointSlot& joint = joints_[j];
-    bodies_[joint.bodyA].body->activate();
-    bodies_[joint.bodyB].body->activate();
+    for (const std::uint32_t b : {joint.bodyA, joint.bodyB}) {
+      if (bodies_[b].motion == MotionType::Dynamic) bodies_[b].body->activate();
+    }
   }
 }
 

@@ -278,7 +278,10 @@ struct BodySlot {
   int moveFirstSubstep = 0;
   Transform moveStart;
   Transform moveTarget;
-  Vec3 moveRotation{0.0};  // short-arc rotation vector from start to target (world)
+  Vec3 moveRotation{0.0};          // short-arc rotation vector from start to target (world)
+  bool listedMoving = false;       // in BulletWorld::moving_ (until the end of the step)
+  std::uint32_t aabbStep = 0;      // BulletWorld::steps_ when finishKinematicMoves set its AABB
+  bool moveRotationKnown = false;  // moveRotation computed (only a move over substeps needs it)
   Vec3 moveLinearVelocity{0.0};
   Vec3 moveAngularVelocity{0.0};
   // Anchor projection (projectJointAnchors): whether it moved the body in this substep, and the
@@ -426,6 +429,7 @@ class BulletWorld final : public PhysicsWorld {
   void leaveGameWorld();                      // bullet_join.cpp: the destructor of a joined world
   void startStep(int substeps);   // bullet_step.cpp: what every step (or external tick) starts with
   void finishStep(int substeps);  // and ends with
+  void updateAabbsAfterStep();    // bullet_step.cpp: step()'s last pass (queries see the new bounds)
 
   btCollisionShape* acquireShape(const ShapeKey& key);  // bullet_shapes.cpp
   void releaseShape(btCollisionShape* shape);           // bullet_shapes.cpp
@@ -485,6 +489,12 @@ class BulletWorld final : public PhysicsWorld {
   std::vector<double> eventPeaks_;  // per event: its largest substep impulse
 
   std::vector<BodySlot> bodies_;
+  // The slots given a kinematic move since the last step ended (moveKinematic), in call order,
+  // possibly repeated or no longer pending (checked against BodySlot::movePending): the step's
+  // per-substep passes over moving bodies touch these instead of every slot. Sorted ascending
+  // before the end-of-step pass, so the broadphase sees the bodies in slot order as before.
+  // Reserved for every slot (addBody): no allocation in a step.
+  std::vector<std::uint32_t> moving_;
   std::uint32_t warmResetPass_ = 0;  // resetWarmStarts calls so far
   // closestPoints: the static planes in Bullet's world (slot indices, in the order added) and,
   // per collision-group bit, how many other bodies are in it (and the bits with one or more, with
@@ -509,6 +519,7 @@ class BulletWorld final : public PhysicsWorld {
   bool stepping_ = false;
   int substepIndex_ = 0;
   int substepCount_ = 0;
+  std::uint32_t steps_ = 0;  // startStep calls so far (BodySlot::aabbStep)
 };
 
 }  // namespace handoff::bullet_detail

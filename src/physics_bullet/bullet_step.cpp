@@ -46,7 +46,8 @@ void BulletWorld::preTick(double h) {
   // zeroed the velocity of kinematic bodies (our interpolation transform equals the world
   // transform); give moving ones their move's velocity again so contacts and joints see it. Their
   // pose advances in postTick().
-  for (BodySlot& slot : bodies_) {
+  for (const std::uint32_t index : moving_) {
+    BodySlot& slot = bodies_[index];
     if (!slot.movePending || !slot.body) continue;
     btRigidBody& body = *slot.body;
     body.setLinearVelocity(toBt(slot.moveLinearVelocity));
@@ -66,10 +67,16 @@ void BulletWorld::advanceKinematicMoves() {
   // its move (k0: the substep the move was requested in), where the bodies integrated with its
   // velocity expect it.
   const int k = substepIndex_;
-  for (BodySlot& slot : bodies_) {
+  for (const std::uint32_t index : moving_) {
+    BodySlot& slot = bodies_[index];
     if (!slot.movePending || !slot.body) continue;
     const int k0 = slot.moveFirstSubstep;
     const int remaining = substepCount_ - k0;
+    if (k + 1 < substepCount_ && !slot.moveRotationKnown) {
+      slot.moveRotation =
+          toRotationVector(slot.moveTarget.rotation * glm::conjugate(slot.moveStart.rotation));
+      slot.moveRotationKnown = true;
+    }
     const btTransform xf =
         k + 1 >= substepCount_
             ? toBt(slot.moveTarget)
@@ -159,7 +166,12 @@ void BulletWorld::postTick(double h) {
 }
 
 void BulletWorld::finishKinematicMoves() {
-  for (BodySlot& slot : bodies_) {
+  // In slot order, as a pass over every slot: the broadphase updates (and the pairs they find)
+  // come in the same order whatever order the moves were requested in.
+  std::sort(moving_.begin(), moving_.end());
+  for (const std::uint32_t index : moving_) {
+    BodySlot& slot = bodies_[index];
+    slot.listedMoving = false;
     if (!slot.movePending || !slot.body) continue;
     btRigidBody& body = *slot.body;
     const btTransform xf = toBt(slot.moveTarget);
@@ -167,12 +179,37 @@ void BulletWorld::finishKinematicMoves() {
     body.setInterpolationWorldTransform(xf);
     body.setLinearVelocity(toBt(slot.moveLinearVelocity));
     body.setAngularVelocity(toBt(slot.moveAngularVelocity));
-    if (slot.enabled) world_->updateSingleAabb(&body);
+    if (slot.enabled) {
+      world_->updateSingleAabb(&body);
+      slot.aabbStep = steps_;
+    }
     slot.movePending = false;
+  }
+  moving_.clear();
+}
+
+void BulletWorld::updateAabbsAfterStep() {
+  // btCollisionWorld::updateAabbs() (every active object, or every object when the world forces
+  // it) without the kinematic bodies finishKinematicMoves() has just updated: their bounds are
+  // the same, and Bullet's setAabb would only re-link the proxy in its broadphase stage list,
+  // which the next step's own updateAabbs() re-links, in the world's order, before the broadphase
+  // reads the list. The broadphase state the next step sees is the same; one AABB pass fewer per
+  // animated body.
+  btCollisionObjectArray& objects = world_->getCollisionObjectArray();
+  const bool all = world_->getForceUpdateAllAabbs();
+  for (int i = 0; i < objects.size(); ++i) {
+    btCollisionObject* object = objects[i];
+    if (!all && !object->isActive()) continue;
+    if (object->getUserPointer() == this && object->isKinematicObject() &&
+        bodies_[static_cast<std::uint32_t>(object->getUserIndex())].aabbStep == steps_) {
+      continue;
+    }
+    world_->updateSingleAabb(object);
   }
 }
 
 void BulletWorld::startStep(int substeps) {
+  ++steps_;
   substepIndex_ = 0;
   substepCount_ = substeps;
   for (const std::uint32_t index : breakableJoints_) joints_[index].breakState.substep = -1;
@@ -201,7 +238,7 @@ void BulletWorld::step(double dt, int substeps) {
   finishStep(substeps);
   // Bullet refreshes AABBs at the start of the next step's collision detection; queries between
   // steps must see where this step left the bodies.
-  world_->updateAabbs();
+  updateAabbsAfterStep();
 }
 
 void BulletWorld::collectStats(int substeps) {
