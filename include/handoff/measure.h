@@ -61,6 +61,12 @@ struct BodyHandoffMetrics {
 };
 
 /// One handoff of a run and what followed it.
+/// A handoff spins when the bodies handed over, taken as one rigid body, turn at least this fast
+/// (half a turn a second): only then does handoff.no_explosion_2s allow a body the rigid motion's
+/// speed (HandoffMetrics::worstSpeedExcess). A running character turns at about 1.4 rad/s as one
+/// body, a pirouette at 8-12. [rad/s]
+inline constexpr double kSpinningRate = 3.141592653589793;
+
 struct HandoffMetrics {
   /// "handoff" (a `ragdoll` event: full ragdoll) or "powered" (a `powered` or `partial` event,
   /// or an `impulse` while animated, the hit reaction: the bodies with a physics weight go
@@ -95,12 +101,13 @@ struct HandoffMetrics {
   double worstFrameVelocityExcess = 0.0;
   /// The following seconds (up to followWindow, while the character stays a ragdoll):
   double followTime = 0.0;  ///< How long was observed. [s]
-  /// max over the bodies and frames of |v| - (max(|v_inherited|, |v_com| + |omega_sys| r(t)) +
-  /// |g| t + 1 m/s + hits): the bodies handed over as one rigid body at the commit move their
+  /// max over the bodies and frames of |v| - (max(|v_inherited|, rigid) +
+  /// |g| t + 1 m/s + hits), rigid = |v_com| + |omega_sys| r(t) when the handoff spins
+  /// (|omega_sys| >= kSpinningRate), else 0 (the plain bound). For a spinning handoff:
+  /// the bodies handed over as one rigid body at the commit move their
   /// centre of mass at v_com and turn at omega_sys (their angular momentum about it over their
   /// inertia there); a body r(t) from their centre of mass now may move as fast as that rigid
-  /// motion carries a point there. Where nothing spins it is |v_inherited| (or the centre of
-  /// mass's speed, when faster). [m/s]
+  /// motion carries a point there. [m/s]
   double worstSpeedExcess = 0.0;
   double comSpeed = 0.0;  ///< |v_com| at the commit. [m/s]
   double spinRate = 0.0;  ///< |omega_sys| at the commit. [rad/s]

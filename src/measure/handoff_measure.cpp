@@ -230,8 +230,13 @@ void FollowMeasure::observe(const Character& character, double time, HandoffMetr
     const BodyId body = ragdoll.body(static_cast<int>(b));
     const double speed = glm::length(ragdoll.world().linearVelocity(body));
     const double inherited = glm::length(out.bodies[b].inheritedLinear);
+    // Only a spinning handoff gets the rigid motion's allowance (SPEC: keep the plain bound where
+    // no body spins): a running character's bodies turn at about 1.4 rad/s as one, and |v_com|
+    // would otherwise lift every slow body's bound to the run's speed.
     const double rigid =
-        out.comSpeed + out.spinRate * glm::length(ragdoll.world().transform(body).translation - c);
+        out.spinRate >= kSpinningRate
+            ? out.comSpeed + out.spinRate * glm::length(ragdoll.world().transform(body).translation - c)
+            : 0.0;
     const double allowed = std::max(inherited, rigid) + g * since + 1.0 + out.hitAllowance;
     if (speed - allowed > out.worstSpeedExcess) {
       out.worstSpeedExcess = speed - allowed;
