@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace handoff::bullet_detail {
@@ -78,8 +79,14 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
     bool operator()(const btTypedConstraint* c, int island) const { return islandOf(*c) < island; }
     bool operator()(int island, const btTypedConstraint* c) const { return island < islandOf(*c); }
   };
-  static bool objectBefore(const btCollisionObject* a, const btCollisionObject* b) {
-    return a->getUserIndex() < b->getUserIndex();
+  // Sorts `items` by `key(item)` (an int64, read once per item) through `scratch`, whose capacity
+  // is kept: no allocation once it has grown to the largest island.
+  template <class T, class Key>
+  static void sortByKey(T** items, int count, std::vector<std::pair<std::int64_t, T*>>& scratch, Key key) {
+    scratch.clear();
+    for (int i = 0; i < count; ++i) scratch.emplace_back(key(items[i]), items[i]);
+    std::sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (int i = 0; i < count; ++i) items[i] = scratch[static_cast<std::size_t>(i)].second;
   }
 
   struct Callback final : btSimulationIslandManager::IslandCallback {
@@ -93,15 +100,16 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
         const auto [begin, end] = std::equal_range(all.begin(), all.end(), islandId, IslandLess{});
         first = begin == end ? nullptr : &*begin;
         count = static_cast<int>(end - begin);
-        std::sort(bodies, bodies + numBodies, objectBefore);
-        std::sort(manifolds, manifolds + numManifolds,
-                  [](const btPersistentManifold* a, const btPersistentManifold* b) {
-                    const int a0 = std::min(a->getBody0()->getUserIndex(), a->getBody1()->getUserIndex());
-                    const int a1 = std::max(a->getBody0()->getUserIndex(), a->getBody1()->getUserIndex());
-                    const int b0 = std::min(b->getBody0()->getUserIndex(), b->getBody1()->getUserIndex());
-                    const int b1 = std::max(b->getBody0()->getUserIndex(), b->getBody1()->getUserIndex());
-                    return a0 != b0 ? a0 < b0 : a1 < b1;
-                  });
+        // Each element's key is read once, then the (key, element) pairs are sorted by key: the
+        // comparisons and so the permutation are the ones sorting the elements by reading their
+        // keys at every comparison gave (the same order, ties included), without the two to four
+        // pointer chases per comparison that were a tenth of a 650-body pile's step.
+        sortByKey(bodies, numBodies, world_.bodyKeys_,
+                  [](const btCollisionObject* b) { return static_cast<std::int64_t>(b->getUserIndex()); });
+        sortByKey(manifolds, numManifolds, world_.manifoldKeys_, [](const btPersistentManifold* m) {
+          const std::int64_t i0 = m->getBody0()->getUserIndex(), i1 = m->getBody1()->getUserIndex();
+          return std::min(i0, i1) * (std::int64_t{1} << 32) + std::max(i0, i1);
+        });
       }
       world_.m_constraintSolver->solveGroup(bodies, numBodies, manifolds, numManifolds, first, count, info_,
                                             world_.m_debugDrawer, world_.getDispatcher());
@@ -112,6 +120,8 @@ class IslandOrderedWorld final : public btDiscreteDynamicsWorld {
 
   bool ordered_;
   std::vector<btTypedConstraint*> sorted_;
+  std::vector<std::pair<std::int64_t, btCollisionObject*>> bodyKeys_;
+  std::vector<std::pair<std::int64_t, btPersistentManifold*>> manifoldKeys_;
 };
 
 }  // namespace handoff::bullet_detail
