@@ -98,6 +98,10 @@ ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
 # member counts (tests/support/ensemble.h), the invariants checked every step. Each GoogleTest
 # binary runs as 4 shards (HANDOFF_TEST_SHARDS, cmake/HandoffModule.cmake) instead of a process per
 # test: under ASan a process costs 0.5-0.8 s to start and end, most of a short test's time.
+# Unity batches of 16 files instead of CMake's 8: a file's templates (json, GoogleTest, glm) are
+# instantiated, optimized and instrumented once per batch, and the runner tests' two batches
+# compiled as one in 60 CPU s against 73 (clang, ASan + UBSan, -O1). Not in the normal build: its
+# compile-alone check then checks the file a batch fewer no longer compiles first, alone.
 # LLVM's linker: an ASan test executable links in 0.7 s of CPU against GNU ld's 2.3 s (5.8 s wall).
 lld=()
 command -v ld.lld >/dev/null && lld=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld)
@@ -105,7 +109,8 @@ echo "== sanitizer build (clang, ASan + UBSan, double-precision Bullet, libFuzze
 phase "sanitizer build"
 CC=clang CXX=clang++ cmake -S . -B build-san -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DHANDOFF_SANITIZE=ON \
-  -DHANDOFF_FUZZ=ON -DHANDOFF_BULLET_DOUBLE=ON -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON \
+  -DHANDOFF_FUZZ=ON -DHANDOFF_BULLET_DOUBLE=ON -DHANDOFF_BUILD_TESTS=ON -DHANDOFF_BUILD_BENCH=OFF \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
   -DHANDOFF_WARNINGS_AS_ERRORS=ON -DHANDOFF_TEST_SHARDS=4 "${lld[@]}" "${launcher[@]}"
 cmake --build build-san -j "$jobs"
 phase "sanitizer suite"

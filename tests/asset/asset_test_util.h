@@ -166,4 +166,10 @@ inline Measures measure(const RagdollAsset& asset, const Skeleton& skeleton) {
   return m;
 }
 
+/// The name of the joint `map` puts in `slot`, "-" when the slot is empty.
+inline std::string mapped(const Skeleton& s, const HumanoidMap& map, Slot slot) {
+  const int j = map[slot];
+  return j >= 0 ? s.jointNames[static_cast<size_t>(j)] : "-";
+}
+
 }  // namespace handoff::asset_test

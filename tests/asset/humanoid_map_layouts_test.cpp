@@ -33,10 +33,7 @@ std::vector<test::RigRow> trunk() {
   return rows;
 }
 
-std::string mapped(const Skeleton& s, const HumanoidMap& map, Slot slot) {
-  const int j = map[slot];
-  return j >= 0 ? s.jointNames[static_cast<size_t>(j)] : "-";
-}
+using asset_test::mapped;
 
 TEST(HumanoidMapLayouts, LegsHangingOffAFloorLevelRootBesideTheHips) {
   // Quaternius' modular characters: Root > Hips, UpperLeg.L, UpperLeg.R (the legs are no children

@@ -36,10 +36,6 @@ Skeleton withoutSubtree(const Skeleton& s, const std::string& name) {
   return out;
 }
 
-std::string mapped(const Skeleton& s, const HumanoidMap& map, Slot slot) {
-  return map[slot] >= 0 ? s.jointNames[static_cast<size_t>(map[slot])] : "-";
-}
-
 /// Expected slot -> canonical (tPoseSkeleton) joint name.
 const std::vector<std::pair<Slot, std::string>> kCanonical = {
     {Slot::Pelvis, "Hips"},     {Slot::LowerSpine, "Spine"},     {Slot::Chest, "Chest"},
