@@ -30,7 +30,7 @@ export function initTuning(context) {
   $('tuneReset').addEventListener('click', () => tune(tuneRequest(true)));
   $('tuneResetAll').addEventListener('click', () => tune({ reset: true }));
   for (const id of ['tStiffness', 'tDamping', 'tMaxTorque', 'tMass', 'tRadius', 'sBlend', 'sLook', 'sMaxV', 'sMaxW', 'sJoint',
-    'sContacts', 'sDrive', 'sSubsteps', 'rSettle', 'rTransition', 'rComplete']) {
+    'sContacts', 'sDepen', 'sDrive', 'sSubsteps', 'rSettle', 'rTransition', 'rComplete']) {
     $(id).addEventListener('change', applyTune);
   }
 }
@@ -170,7 +170,7 @@ function fillTuneFields() {
     const s = v.settings;
     const r = v.recovery;
     for (const [id, value] of [['sBlend', s.displayBlendTime], ['sLook', s.limitLookAhead], ['sMaxV', s.maxLinearSpeed],
-      ['sMaxW', s.maxAngularSpeed], ['sSubsteps', s.substeps], ['rSettle', r.settleWindow], ['rTransition', r.transitionTime]]) {
+      ['sMaxW', s.maxAngularSpeed], ['sDepen', s.maxDepenetrationSpeed], ['sSubsteps', s.substeps], ['rSettle', r.settleWindow], ['rTransition', r.transitionTime]]) {
       setField($(id), value, String(value));
     }
     for (const [id, value] of [['sJoint', s.jointConsistency], ['sContacts', s.staticContacts], ['rComplete', r.completeGetUps]]) {
@@ -208,7 +208,7 @@ function tuneRequest(reset = false) {
     const recovery = {};
     for (const [id, key] of [['sBlend', 'displayBlendTime'], ['sLook', 'limitLookAhead'], ['sMaxV', 'maxLinearSpeed'],
       ['sMaxW', 'maxAngularSpeed'], ['sJoint', 'jointConsistency'], ['sContacts', 'staticContacts'], ['sDrive', 'driveMode'],
-      ['sSubsteps', 'substeps']]) {
+      ['sDepen', 'maxDepenetrationSpeed'], ['sSubsteps', 'substeps']]) {
       if (touched($(id))) settings[key] = fieldValue($(id));
     }
     for (const [id, key] of [['rSettle', 'settleWindow'], ['rTransition', 'transitionTime'], ['rComplete', 'completeGetUps']]) {

@@ -87,10 +87,11 @@ ScenarioRoot readRoot(const Reader& r, const json& value, const std::string& pat
 
 ScenarioSettings readSettings(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
-  r.checkKeys(value, path,
-              {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
-               "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead",
-               "jointConsistency", "staticContacts", "animationOwnedBones", "dropPropsAtDeath"});
+  r.checkKeys(
+      value, path,
+      {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
+       "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead", "jointConsistency",
+       "staticContacts", "maxDepenetrationSpeed", "animationOwnedBones", "dropPropsAtDeath"});
   ScenarioSettings s;
   HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
@@ -110,6 +111,8 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   h.limitLookAhead = r.number(value, path, "limitLookAhead", h.limitLookAhead, Range{0.0, 1.0, false, false});
   h.jointConsistency = r.boolean(value, path, "jointConsistency", h.jointConsistency);
   h.staticContacts = r.boolean(value, path, "staticContacts", h.staticContacts);
+  h.maxDepenetrationSpeed = r.number(value, path, "maxDepenetrationSpeed", h.maxDepenetrationSpeed,
+                                     Range{0.0, 100.0, false, false});
   s.dropPropsAtDeath = r.boolean(value, path, "dropPropsAtDeath", s.dropPropsAtDeath);
   if (const json* owned = Reader::find(value, "animationOwnedBones"))
     s.animationOwnedBones = r.nameList(*owned, childPath(path, "animationOwnedBones"), "a bone name");

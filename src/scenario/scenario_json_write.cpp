@@ -156,6 +156,8 @@ std::string saveScenarioJson(const Scenario& s) {
   if (h.limitLookAhead != dh.limitLookAhead) settings["limitLookAhead"] = h.limitLookAhead;
   if (h.jointConsistency != dh.jointConsistency) settings["jointConsistency"] = h.jointConsistency;
   if (h.staticContacts != dh.staticContacts) settings["staticContacts"] = h.staticContacts;
+  if (h.maxDepenetrationSpeed != dh.maxDepenetrationSpeed)
+    settings["maxDepenetrationSpeed"] = h.maxDepenetrationSpeed;
   if (!st.animationOwnedBones.empty()) settings["animationOwnedBones"] = st.animationOwnedBones;
   if (st.dropPropsAtDeath != defaults.dropPropsAtDeath) settings["dropPropsAtDeath"] = st.dropPropsAtDeath;
   out["settings"] = settings;

@@ -234,8 +234,11 @@ TEST_F(WorkbenchTest, TuningTheKneeReplaysTheFallFromBeforeTheTrigger) {
 TEST_F(WorkbenchTest, SettingsGoThroughTheScenarioAndResetToTheOpenedOnes) {
   play(0.2);
   ASSERT_TRUE(wb_->tune(J(
-      R"({"settings": {"displayBlendTime": 0.3, "substeps": 4, "solverIterations": 12}, "recovery": {"settleWindow": 0.8}})")));
+      R"({"settings": {"displayBlendTime": 0.3, "substeps": 4, "solverIterations": 12, "maxDepenetrationSpeed": 0.02},
+          "recovery": {"settleWindow": 0.8}})")));
   EXPECT_EQ(wb_->scenario().settings.handoff.displayBlendTime, 0.3);
+  EXPECT_EQ(wb_->scenario().settings.handoff.maxDepenetrationSpeed, 0.02);
+  EXPECT_EQ(wb_->state()["settings"]["maxDepenetrationSpeed"], 0.02);
   EXPECT_EQ(wb_->scenario().settings.substeps, 4);
   EXPECT_EQ(wb_->scenario().recovery.settle.window, 0.8);
   EXPECT_EQ(wb_->state()["settings"]["substeps"], 4);

@@ -35,7 +35,7 @@ const char* const kComplete = R"({
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "solverIterations": 14, "handoffMode": "naive_zero_velocity",
-                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false, "animationOwnedBones": ["Head", "RightHand"] },
+                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false, "maxDepenetrationSpeed": 0.02, "animationOwnedBones": ["Head", "RightHand"] },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
                 "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false }, "lookAt": { "bone": "Head", "target": [1, 1.6, 3] },
   "events": [
@@ -94,6 +94,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_EQ(s.settings.handoff.limitLookAhead, 0.05);
   EXPECT_FALSE(s.settings.handoff.jointConsistency);
   EXPECT_TRUE(s.settings.handoff.staticContacts);
+  EXPECT_EQ(s.settings.handoff.maxDepenetrationSpeed, 0.02);
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
   EXPECT_FALSE(s.recovery.completeGetUps);
@@ -171,8 +172,9 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_TRUE(s.recovery.settle == library.settle);
   // Saved again it names no handoff or recovery tuning.
   const std::string saved = saveScenarioJson(s);
-  for (const char* key : {"limitLookAhead", "jointConsistency", "staticContacts", "maxLinearSpeed",
-                          "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "stepTime"}) {
+  for (const char* key :
+       {"limitLookAhead", "jointConsistency", "staticContacts", "maxDepenetrationSpeed", "maxLinearSpeed",
+        "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "stepTime"}) {
     EXPECT_EQ(saved.find(key), std::string::npos) << key << " in\n" << saved;
   }
   EXPECT_TRUE(s.world.ground.enabled);
@@ -544,6 +546,8 @@ TEST(ScenarioJsonErrors, ContradictionsAndRanges) {
               HasSubstr("scenario.json: settings.limitLookAhead: must be >= 0, got -0.1"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"limitLookAhead": 2})")),
               HasSubstr("scenario.json: settings.limitLookAhead: must be <= 1, got 2"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"maxDepenetrationSpeed": -0.01})")),
+              HasSubstr("scenario.json: settings.maxDepenetrationSpeed: must be >= 0, got -0.01"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"jointConsistency": 1})")),
               HasSubstr("scenario.json: settings.jointConsistency: expected true or false, got number 1"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"staticContacts": "yes"})")),

@@ -51,6 +51,7 @@ json Workbench::state() const {
            {"limitLookAheadDerived", h.limitLookAhead < 0.0},
            {"jointConsistency", h.jointConsistency},
            {"staticContacts", h.staticContacts},
+           {"maxDepenetrationSpeed", h.maxDepenetrationSpeed},
            {"driveMode", st.driveSolver == DriveSolver::Explicit ? "explicit" : "implicit"}};
   const ScenarioRecovery& rec = base_.recovery;
   j["recovery"] = json{{"transitionTime", rec.transition.duration},
