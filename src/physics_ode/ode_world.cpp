@@ -8,10 +8,14 @@
 //   call, and a force of J / h in the next substep would arrive one substep late.
 #include "physics_ode/ode_parts.h"
 
+#include "physics_ode/ode_internal.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -19,6 +23,43 @@
 
 namespace handoff {
 namespace ode_detail {
+
+namespace {
+
+std::atomic<long> gOdeAllocations{0}, gOdeReallocations{0}, gOdeFrees{0};
+std::atomic<std::size_t> gOdeBytes{0};
+
+void* countingAlloc(dsizeint size) {
+  gOdeAllocations.fetch_add(1, std::memory_order_relaxed);
+  gOdeBytes.fetch_add(size, std::memory_order_relaxed);
+  return std::malloc(size);
+}
+void* countingRealloc(void* ptr, dsizeint, dsizeint newSize) {
+  gOdeReallocations.fetch_add(1, std::memory_order_relaxed);
+  gOdeBytes.fetch_add(newSize, std::memory_order_relaxed);
+  return std::realloc(ptr, newSize);
+}
+void countingFree(void* ptr, dsizeint) {
+  gOdeFrees.fetch_add(1, std::memory_order_relaxed);
+  std::free(ptr);
+}
+
+}  // namespace
+
+void countOdeAllocations(bool on) {
+  gOdeAllocations = 0;
+  gOdeReallocations = 0;
+  gOdeFrees = 0;
+  gOdeBytes = 0;
+  dSetAllocHandler(on ? &countingAlloc : nullptr);
+  dSetReallocHandler(on ? &countingRealloc : nullptr);
+  dSetFreeHandler(on ? &countingFree : nullptr);
+}
+
+OdeAllocationCounts odeAllocationCounts() {
+  return OdeAllocationCounts{gOdeAllocations.load(), gOdeReallocations.load(), gOdeFrees.load(),
+                             gOdeBytes.load()};
+}
 
 void ensureOdeThread() {
   static std::once_flag init;
