@@ -1,6 +1,8 @@
-// The physics engine interface the core talks to (the `physics` module). Engine-agnostic: the
-// only implementation today is Bullet (handoff/physics_bullet.h); a Jolt or PhysX adapter
-// implements this same class. One PhysicsWorld is one independent simulation space.
+// The physics engine interface the core talks to (the `physics` module). Engine-agnostic: two
+// adapters implement it, Bullet (handoff/physics_bullet.h) and ODE (handoff/physics_ode.h); a
+// Jolt or PhysX adapter implements this same class and proves it with the conformance suite
+// (handoff/physics_conformance.h). Each adapter header lists which items it implements natively
+// and which on top of its engine. One PhysicsWorld is one independent simulation space.
 //
 // Thread-safety: a PhysicsWorld is used by one thread at a time. Different worlds may be stepped
 // on different threads at once (this is how handoff uses several cores; see
@@ -277,39 +279,44 @@ struct StepStats {
   int droppedContactEvents = 0;
 };
 
+/// What every engine behind PhysicsWorld offers (Jolt's PhysicsSettings, PhysX's scene and body
+/// settings, ODE's world, Bullet's dynamics world each have these): passed to the adapter's
+/// factory, read once at creation (settings() reports the values in use after the adapter
+/// clamped them). An engine's own tuning (Bullet's warm-started joint rows and contact iteration
+/// count, ODE's ERPs and solver choice) is in that adapter's own settings struct
+/// (BulletSettings in physics_bullet.h, OdeSettings in physics_ode.h), not here.
 struct WorldSettings {
-  Vec3 gravity{0.0, -9.81, 0.0};  ///< [m/s^2] [default (0, -9.81, 0)]
-  int solverIterations = 10;      ///< Velocity iterations. [>= 1] [default 10, as Jolt]
+  /// Acceleration of every dynamic body, world frame. [m/s^2] [default (0, -9.81, 0)]
+  Vec3 gravity{0.0, -9.81, 0.0};
+  /// Velocity iterations of the engine's solver per substep (an engine with a direct solver
+  /// ignores it and reports 0 in StepStats::solverIterations). [>= 1] [default 10, as Jolt]
+  int solverIterations = 10;
   /// A body may sleep while every point of its shape moves slower than this, as Jolt's point
   /// velocity threshold: its linear speed below it and its angular speed below it divided by
   /// its shape's bounding radius (shapeBoundingRadius). 0: bodies never sleep. [m/s] [>= 0]
   /// [default 0.03, as Jolt]
   double sleepLinearSpeed = 0.03;
   double sleepTime = 0.5;  ///< Time under the threshold before sleeping. [s] [> 0] [default 0.5]
-  double jointErp = 0.2;   ///< Joint error reduction per step (Baumgarte). [0, 1] [default 0.2]
-  /// Bodies beyond this distance from the origin are out of the world. [m] [> 0] [default 2000]
+  /// The fraction of a joint's position error (a limit passed, anchors apart) its rows correct
+  /// per substep (Baumgarte; Jolt's mBaumgarte, ODE's ERP, Bullet's m_erp). The core reads it
+  /// back from settings() to predict how far a joint overshoots a limit (the limit look-ahead,
+  /// HandoffSettings::limitLookAhead): an adapter whose limit rows use another figure reports
+  /// that one or says so in its header. [0, 1] [default 0.2]
+  double jointErp = 0.2;
+  /// Bodies beyond this distance from the origin are out of the world: disabled after the step
+  /// and counted in StepStats::bodiesLeftWorld. [m] [> 0] [default 2000]
   double worldHalfExtent = 2000.0;
   /// Solve each simulation island on its own, its bodies, contacts and joints in a fixed order,
   /// so that what happens to one character (a fault, an extra contact, bodies removed and added)
   /// cannot change another's results, not even in the last bit (SPEC.md section 8: several
   /// characters in one world each behave as they would alone). Off: the engine's own batching
-  /// and ordering (results still deterministic for the same input), slightly cheaper.
-  /// [default true]
+  /// and ordering (results still deterministic for the same input), slightly cheaper. An engine
+  /// that cannot promise it reports false in settings(). [default true]
   bool islandOrderedSolve = true;
-  /// Warm-start the hard joint rows (anchors and limits): each starts a substep's solve with the
-  /// impulse it ended the previous substep with, as contacts do. Motor rows (soft, their target
-  /// moving with the animation) always start cold. Off, a chain under load (a ragdoll lying on the
-  /// floor, a pile) never converges in the iterations given and creeps instead of coming to rest.
-  /// [default true]
-  bool warmStartJoints = true;
-  /// Joint rows get this many times solverIterations. [>= 1] [default 2]
+  /// Joint rows get this many times solverIterations (Jolt: a constraint's velocity-steps
+  /// override; PhysX: the bodies' solver iteration counts; ODE quick-step: the world's
+  /// iterations). An engine with a direct solver ignores it. [>= 1] [default 2]
   int jointIterationFactor = 2;
-  /// Contacts get as many solver iterations as the joint rows (jointIterationFactor times
-  /// solverIterations). Off, contacts are solved only in the first solverIterations iterations
-  /// and the joints alone in the rest: joints then have the last word, a load drives jointed
-  /// bodies into the ground (the bottom of a pile) and a limb hitting a wall at speed stretches
-  /// its joints. Costs the extra contact iterations. [default true]
-  bool contactsIterateWithJoints = true;
   /// The engine's collision bits that stand for handoff's layers (LayerBits). The defaults are
   /// handoff's own bits 0-3; a game's world maps them where its own groups leave room.
   LayerBits layerBits{};
@@ -404,7 +411,11 @@ class PhysicsWorld {
   /// the engine wakes sleeping bodies: wake(), a teleport, an awake body coming into contact.
   /// Put every body of a touching group to sleep together, or the awake ones wake the others.
   virtual void sleep(BodyId body) = 0;
-  /// Clears a joint's accumulated (warm-start) impulses: after a teleport of the pose.
+  /// Forgets what the engine carries from earlier substeps into the solve of a joint and of its
+  /// two bodies' contacts (accumulated impulses used to warm-start: Jolt's
+  /// Constraint::ResetWarmStart, Bullet's cached contact impulses): the core calls it after it
+  /// teleports a pose (setTransform), where those impulses belong to another configuration.
+  /// An engine that carries nothing between substeps (ODE) makes it a no-op. [step-safe]
   virtual void resetWarmStart(JointId joint) = 0;
   /// resetWarmStart of each joint, at once (an engine may visit its contacts once for all).
   virtual void resetWarmStarts(std::span<const JointId> joints) {

@@ -35,7 +35,8 @@
 //   new limits. setPairCollision(a, b, true) does not undo the exclusion of a joint between a and
 //   b (collideConnected = false).
 // - Anchors are kept together by the solver (joint rows get WorldSettings::jointIterationFactor,
-//   default 2, times the world's iterations, ERP 0.8)
+//   default 2, times the world's iterations, ERP 0.8; contacts as many with
+//   BulletSettings::contactsIterateWithJoints)
 //   and, when more than 5 mm apart after a substep, projected back (position-level, velocities
 //   kept; docs/TUNING.md has the drift measured with it).
 // - Breakable joints (JointDesc::breakForce / breakTorque finite): after every substep's solve
@@ -46,7 +47,7 @@
 //   for linear and angular rows alike, so it measures neither |F| nor force apart from torque. A
 //   joint breaks within one substep of its load crossing the limit; joints with infinite limits
 //   (the default) are not measured at all. A joint on a sleeping island is not measured.
-// - resetWarmStart: Bullet does not warm-start joint rows (unless WorldSettings::warmStartJoints:
+// - resetWarmStart: Bullet does not warm-start joint rows (unless BulletSettings::warmStartJoints:
 //   then the adapter does, and the call forgets the joint's rows); the call clears the contact
 //   impulses cached for the joint's two bodies (and the joint's impulse feedback).
 // - sleep(body) forces Bullet's ISLAND_SLEEPING with zero velocities; Bullet's island manager keeps
@@ -59,6 +60,22 @@
 //   points within the distance the pair can close in one substep.
 // - Queries see the poses the last step (or teleport) left; a capsule sweep that starts in
 //   contact reports an arbitrary fraction: check capsuleOverlaps first.
+//
+// Which interface items are Bullet's own and which the adapter builds on top of it:
+// - Native (a Bullet call or object does it): bodies and shapes (btRigidBody, btCapsuleShapeX/Y,
+//   btBvhTriangleMeshShape, btConvexHullShape, btHeightfieldTerrainShape, btCompoundShape),
+//   kinematic and dynamic motion, impulses, collision filters (groups and masks), contacts and
+//   friction, rolling friction, continuous collision, sleeping and wake (island manager),
+//   joints (btGeneric6DofSpring2Constraint) with their limits and frames, ray and convex sweep
+//   queries (rayTest, convexSweepTest), capsule overlap and closestPoints (contactTest), substep listeners
+//   (internal tick callbacks).
+// - On top of Bullet (the adapter's own code): kinematic moves that complete exactly at the
+//   target, joint motors as implicit PD servos (re-targeted motor rows every substep), warm-
+//   started joint rows (BulletSettings::warmStartJoints), island-ordered solves
+//   (WorldSettings::islandOrderedSolve), anchor projection, breakable joints measured by |F| and
+//   |tau|, pair exclusions (setPairCollision: an overlap filter), per-world sleep time, contact
+//   events (summed manifold impulses), limitDepenetration (split impulse per body, capped),
+//   leaving the world box.
 #pragma once
 
 #include "handoff/physics.h"
@@ -70,12 +87,37 @@ class btDiscreteDynamicsWorld;  // Bullet's, declared here so that this header n
 
 namespace handoff {
 
+/// Bullet-specific tuning (what WorldSettings, the engine-agnostic part, does not say): both are
+/// work-arounds for Bullet's sequential impulse solver that Jolt, PhysX and ODE do not need.
+struct BulletSettings {
+  /// Warm-start the hard joint rows (anchors and limits): each starts a substep's solve with the
+  /// impulse it ended the previous substep with, as contacts do (Bullet rebuilds joint rows cold
+  /// every substep; Jolt and PhysX warm-start them natively). Motor rows (soft, their target
+  /// moving with the animation) always start cold. Off, a chain under load (a ragdoll lying on
+  /// the floor, a pile) never converges in the iterations given and creeps instead of coming to
+  /// rest. Unavailable in a joined world (reported false). [default true]
+  bool warmStartJoints = true;
+  /// Contacts get as many solver iterations as the joint rows (WorldSettings::
+  /// jointIterationFactor times solverIterations). Off, Bullet solves contacts only in the first
+  /// solverIterations iterations and the joints alone in the rest: joints then have the last
+  /// word, a load drives jointed bodies into the ground (the bottom of a pile) and a limb hitting
+  /// a wall at speed stretches its joints. Costs the extra contact iterations. [default true]
+  bool contactsIterateWithJoints = true;
+  friend bool operator==(const BulletSettings&, const BulletSettings&) = default;
+};
+
 /// Creates an independent Bullet world (btDiscreteDynamicsWorld, sequential impulse solver,
 /// btGeneric6DofSpring2Constraint joints) on the Bullet build chosen at configure time
 /// (bulletPrecision()). Out-of-range
 /// settings are clamped (solverIterations >= 1, jointErp in [0, 1]) or, when not finite or not
-/// positive, replaced by their defaults; settings() reports what is in use.
-std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = {});
+/// positive, replaced by their defaults; settings() reports what is in use, bulletSettings()
+/// the Bullet-specific part.
+std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = {},
+                                                const BulletSettings& bullet = {});
+
+/// The Bullet-specific settings in use by a Bullet world (createBulletWorld, joinBulletWorld);
+/// the defaults for a world of another engine.
+BulletSettings bulletSettings(const PhysicsWorld& world);
 
 /// handoff's PhysicsWorld inside a btDiscreteDynamicsWorld the game already has (its level, its
 /// crates, its vehicles): characters' bodies, joints and capsules are added to that world and
@@ -93,11 +135,12 @@ std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings = 
 /// game's objects through them.
 /// Kept from the game's world, whatever `settings` says: gravity, the solver's ERP (settings()
 /// reports both); the solver's iterations are raised to handoff's when fewer (never lowered).
-/// Unavailable in a joined world: WorldSettings::islandOrderedSolve and warmStartJoints (they
-/// need the adapter's own world and solver; reported false).
+/// Unavailable in a joined world: WorldSettings::islandOrderedSolve and
+/// BulletSettings::warmStartJoints (they need the adapter's own world and solver; reported false).
 /// Errors: a world that is not a btDiscreteDynamicsWorld, a world already joined.
 Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& world,
-                                                      const WorldSettings& settings);
+                                                      const WorldSettings& settings,
+                                                      const BulletSettings& bullet = {});
 
 /// handoff's layers on Bullet's own default collision groups (btBroadphaseProxy::
 /// CollisionFilterGroups), those of a game that adds its objects with addRigidBody(body):

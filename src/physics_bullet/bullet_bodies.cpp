@@ -23,28 +23,20 @@ namespace handoff::bullet_detail {
 // --- Bodies ---------------------------------------------------------------------------------------
 
 Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
+  if (Status valid = adapter::validateBodyDesc(desc); !valid.ok()) return Error{valid.error()};
   const ShapeDesc& s = desc.shape;
   ShapeKey key;
   switch (s.type) {
     case ShapeType::Sphere:
-      if (!(finite(s.radius) && s.radius > 0.0))
-        return Error{"createBody: shape.radius must be finite and > 0 (got " + fmt(s.radius) + ")"};
       key.kind = ShapeKey::Kind::Sphere;
       key.v[0] = s.radius;
       break;
     case ShapeType::Capsule:
-      if (!(finite(s.radius) && s.radius > 0.0))
-        return Error{"createBody: shape.radius must be finite and > 0 (got " + fmt(s.radius) + ")"};
-      if (!(finite(s.halfHeight) && s.halfHeight >= 0.0))
-        return Error{"createBody: shape.halfHeight must be finite and >= 0 (got " + fmt(s.halfHeight) + ")"};
       key.kind = ShapeKey::Kind::Capsule;
       key.v[0] = s.radius;
       key.v[1] = s.halfHeight;
       break;
     case ShapeType::Box:
-      if (!(isFinite(s.halfExtents) && s.halfExtents.x > 0.0 && s.halfExtents.y > 0.0 &&
-            s.halfExtents.z > 0.0))
-        return Error{"createBody: shape.halfExtents must be finite and > 0 (got " + fmt(s.halfExtents) + ")"};
       key.kind = ShapeKey::Kind::Box;
       key.v[0] = s.halfExtents.x;
       key.v[1] = s.halfExtents.y;
@@ -52,40 +44,11 @@ Result<BodyId> BulletWorld::createBody(const BodyDesc& desc) {
       break;
     case ShapeType::None:
     default:
-      if (!s.created.valid())
-        return Error{
-            "createBody: shape.type must be Sphere, Capsule or Box, or shape.created a shape "
-            "made by createShape"};
       break;
   }
-  if (s.created.valid() && s.type != ShapeType::None)
-    return Error{std::string("createBody: shape.created is set, so shape.type must be None (got ") +
-                 shapeTypeName(s.type) + ")"};
   const bool movable = desc.motion != MotionType::Static;
-  if (movable && !(finite(desc.mass) && desc.mass > 0.0)) {
-    return Error{"createBody: mass must be finite and > 0 for a dynamic or kinematic body (got " +
-                 fmt(desc.mass) + ")"};
-  }
   const Vec3& I = desc.inertia;
   const bool inertiaZero = I.x == 0.0 && I.y == 0.0 && I.z == 0.0;
-  if (!inertiaZero && !(isFinite(I) && I.x > 0.0 && I.y > 0.0 && I.z > 0.0)) {
-    return Error{"createBody: inertia must be all zero (computed from the shape) or finite and > 0 (got " +
-                 fmt(I) + ")"};
-  }
-  if (!isFinite(desc.worldFromBody)) return Error{"createBody: worldFromBody must be finite"};
-  if (glm::dot(desc.worldFromBody.rotation, desc.worldFromBody.rotation) < 1e-12)
-    return Error{"createBody: worldFromBody.rotation must be a unit quaternion (got zero)"};
-  if (!(finite(desc.friction) && desc.friction >= 0.0))
-    return Error{"createBody: friction must be finite and >= 0 (got " + fmt(desc.friction) + ")"};
-  if (!(finite(desc.rollingFriction) && desc.rollingFriction >= 0.0))
-    return Error{"createBody: rollingFriction must be finite and >= 0 (got " + fmt(desc.rollingFriction) +
-                 ")"};
-  if (!(finite(desc.restitution) && desc.restitution >= 0.0 && desc.restitution <= 1.0))
-    return Error{"createBody: restitution must be in [0, 1] (got " + fmt(desc.restitution) + ")"};
-  if (!(finite(desc.linearDamping) && desc.linearDamping >= 0.0))
-    return Error{"createBody: linearDamping must be finite and >= 0 (got " + fmt(desc.linearDamping) + ")"};
-  if (!(finite(desc.angularDamping) && desc.angularDamping >= 0.0))
-    return Error{"createBody: angularDamping must be finite and >= 0 (got " + fmt(desc.angularDamping) + ")"};
 
   BodyShape shape;
   Vec3 inertia{0.0};

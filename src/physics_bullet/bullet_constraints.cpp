@@ -11,7 +11,7 @@
 //   limit.)
 // - Bullet does not warm-start joint rows (btSequentialImpulseConstraintSolver rebuilds them with
 //   zero impulse every substep; btGeneric6DofSpring2Constraint keeps no accumulated impulse);
-//   contacts are warm-started per manifold point. WorldSettings::warmStartJoints makes the
+//   contacts are warm-started per manifold point. BulletSettings::warmStartJoints makes the
 //   adapter's solver (JointWarmStartSolver) do it for joint rows. resetWarmStart() therefore clears the
 //   constraint's applied-impulse feedback and the cached impulses of every contact point touching
 //   either of the joint's bodies.

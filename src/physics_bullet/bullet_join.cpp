@@ -10,8 +10,9 @@
 //   world was joined) are chained: the game's pre-tick runs before the adapter's, its post-tick
 //   after. The game's world user pointer is left as it is; the adapter finds itself from the
 //   world in a process-wide registry (one adapter per world). Leaving restores the callbacks.
-// - The solver's iterations are raised to what handoff's joints need (WorldSettings:
-//   contactsIterateWithJoints ? jointIterationFactor * solverIterations : solverIterations) when
+// - The solver's iterations are raised to what handoff's joints need
+//   (BulletSettings::contactsIterateWithJoints ? WorldSettings::jointIterationFactor *
+//   solverIterations : solverIterations) when
 //   the game's are fewer, never lowered; the game's ERP stays (joint rows set their own).
 // - Speculative contacts: the game's dispatcher is not the adapter's, so manifolds with one of
 //   handoff's bodies are widened before every substep (not when Bullet creates them: a new pair
@@ -67,17 +68,18 @@ BulletWorld* joinedAdapter(const btDynamicsWorld* world) {
 
 }  // namespace
 
-BulletWorld::BulletWorld(btDiscreteDynamicsWorld& gameWorld, const WorldSettings& settings)
-    : settings_(sanitiseSettings(settings)) {
+BulletWorld::BulletWorld(btDiscreteDynamicsWorld& gameWorld, const WorldSettings& settings,
+                         const BulletSettings& bullet)
+    : settings_(sanitiseWorldSettings(settings)), bullet_(bullet) {
   world_ = &gameWorld;
   dispatcher_ = gameWorld.getDispatcher();
   solver_ = nullptr;
   foreignObjects_ = true;
   settings_.gravity = fromBt(gameWorld.getGravity());
   settings_.islandOrderedSolve = false;
-  settings_.warmStartJoints = false;
+  bullet_.warmStartJoints = false;
   btContactSolverInfo& info = gameWorld.getSolverInfo();
-  const int wanted = settings_.contactsIterateWithJoints
+  const int wanted = bullet_.contactsIterateWithJoints
                          ? settings_.jointIterationFactor * settings_.solverIterations
                          : settings_.solverIterations;
   info.m_numIterations = std::max(info.m_numIterations, wanted);
@@ -128,7 +130,8 @@ void BulletWorld::joinedPostTickCallback(btDynamicsWorld* world, btScalar timeSt
 }  // namespace bullet_detail
 
 Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& world,
-                                                      const WorldSettings& settings) {
+                                                      const WorldSettings& settings,
+                                                      const BulletSettings& bullet) {
   using bullet_detail::BulletWorld;
   if (world.getWorldType() != BT_DISCRETE_DYNAMICS_WORLD)
     return Error{
@@ -145,7 +148,7 @@ Result<std::unique_ptr<PhysicsWorld>> joinBulletWorld(btDiscreteDynamicsWorld& w
             "per world: create all characters in it)"};
     }
   }
-  adapter = std::make_unique<BulletWorld>(world, settings);
+  adapter = std::make_unique<BulletWorld>(world, settings, bullet);
   {
     std::lock_guard lock(r.mutex);
     r.joined.emplace_back(&world, adapter.get());

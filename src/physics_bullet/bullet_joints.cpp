@@ -34,40 +34,15 @@ Result<JointId> BulletWorld::createJoint(const JointDesc& desc) {
   BodySlot* b = slotOf(desc.bodyB);
   if (a == nullptr) return Error{"createJoint: bodyA is not a live body of this world"};
   if (b == nullptr) return Error{"createJoint: bodyB is not a live body of this world"};
-  if (a == b) return Error{"createJoint: bodyA and bodyB are the same body"};
-  if (!isFinite(desc.bodyAFromJoint)) return Error{"createJoint: bodyAFromJoint must be finite"};
-  if (!isFinite(desc.bodyBFromJoint)) return Error{"createJoint: bodyBFromJoint must be finite"};
-  if (glm::dot(desc.bodyAFromJoint.rotation, desc.bodyAFromJoint.rotation) < 1e-12)
-    return Error{"createJoint: bodyAFromJoint.rotation must be a unit quaternion (got zero)"};
-  if (glm::dot(desc.bodyBFromJoint.rotation, desc.bodyBFromJoint.rotation) < 1e-12)
-    return Error{"createJoint: bodyBFromJoint.rotation must be a unit quaternion (got zero)"};
-  if (std::isnan(desc.breakForce) || !(desc.breakForce > 0.0))
-    return Error{"createJoint: breakForce must be > 0 (infinite: never breaks), got " + fmt(desc.breakForce)};
-  if (std::isnan(desc.breakTorque) || !(desc.breakTorque > 0.0))
-    return Error{"createJoint: breakTorque must be > 0 (infinite: never breaks), got " +
-                 fmt(desc.breakTorque)};
-  static const char* const kAxis[3] = {"x", "y", "z"};
+  if (Status valid = adapter::validateJointDesc(desc); !valid.ok()) return Error{valid.error()};
   Vec3 lower = desc.angularLower;
   Vec3 upper = desc.angularUpper;
   for (int i = 0; i < 3; ++i) {
-    if (!finite(lower[i]))
-      return Error{std::string("createJoint: angularLower.") + kAxis[i] +
-                   " must be finite (lower > upper frees it)"};
-    if (!finite(upper[i]))
-      return Error{std::string("createJoint: angularUpper.") + kAxis[i] +
-                   " must be finite (lower > upper frees it)"};
     if (lower[i] > upper[i]) {
       // Free. Canonical values: Bullet wraps limits into [-pi, pi], which could turn a free pair
       // such as (3.5, 3.0) into a limited one.
       lower[i] = 1.0;
       upper[i] = -1.0;
-      continue;
-    }
-    const double bound = i == 1 ? 0.5 * kPi : kPi;
-    if (lower[i] < -bound || upper[i] > bound) {
-      return Error{std::string("createJoint: angular limits about ") + kAxis[i] + " must lie in [" +
-                   fmt(-bound) + ", " + fmt(bound) + "] (got [" + fmt(lower[i]) + ", " + fmt(upper[i]) +
-                   "])" + (i == 1 ? ": the middle Euler axis is singular at +-pi/2" : "")};
     }
   }
 

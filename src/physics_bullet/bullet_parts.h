@@ -18,6 +18,8 @@
 
 #include "handoff/physics_bullet.h"
 
+#include "physics/adapter_support.h"
+
 #include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
 
@@ -35,9 +37,14 @@ namespace handoff::bullet_detail {
 
 // --- Handles and conversions ---------------------------------------------------------------------
 
-inline constexpr std::uint32_t kIndexBits = 20;
-inline constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;  // never a valid index
-inline constexpr std::uint32_t kGenerationMask = (1u << (32u - kIndexBits)) - 1u;
+// The handle layout, messages, settings clamping and validation are shared with the ODE adapter
+// (physics/adapter_support.h).
+using adapter::fmt;
+using adapter::kGenerationMask;
+using adapter::kIndexBits;
+using adapter::kIndexMask;
+using adapter::liveSlot;
+using adapter::sanitiseWorldSettings;
 
 inline btVector3 toBt(const Vec3& v) { return btVector3(v.x, v.y, v.z); }
 inline Vec3 fromBt(const btVector3& v) { return Vec3{v.x(), v.y(), v.z()}; }
@@ -62,22 +69,9 @@ inline double toBulletDamping(double rate) { return std::clamp(1.0 - std::exp(-r
 
 inline bool finite(double v) { return std::isfinite(v); }
 
-/// A value for an error message (bullet_world.cpp).
-std::string fmt(double v);
-std::string fmt(const Vec3& v);
-/// Settings as a world uses them: out-of-range values clamped or replaced by their defaults.
-WorldSettings sanitiseSettings(WorldSettings settings);
-
-// Invalid handles in [step-safe] calls of BulletWorld: assert in debug builds, ignored in release
-// builds.
-#define HANDOFF_BODY_OR_RETURN(var, id, ...)          \
-  auto* var = slotOf(id);                             \
-  assert(var != nullptr && "invalid or dead BodyId"); \
-  if (var == nullptr) return __VA_ARGS__
-#define HANDOFF_JOINT_OR_RETURN(var, id, ...)          \
-  auto* var = slotOf(id);                              \
-  assert(var != nullptr && "invalid or dead JointId"); \
-  if (var == nullptr) return __VA_ARGS__
+// Invalid handles in [step-safe] calls of BulletWorld (HANDOFF_BODY_OR_RETURN,
+// HANDOFF_JOINT_OR_RETURN of physics/adapter_support.h): assert in debug builds, ignored in
+// release builds.
 
 // --- Collision (bullet_collision.cpp) ------------------------------------------------------------
 
@@ -191,7 +185,7 @@ class CentredAnchorConstraint final : public btGeneric6DofSpring2Constraint {
   void getInfo2(btConstraintInfo2* info) override;
 };
 
-/// btSequentialImpulseConstraintSolver with warm-started joint rows (WorldSettings::
+/// btSequentialImpulseConstraintSolver with warm-started joint rows (BulletSettings::
 /// warmStartJoints). Bullet's convertJoint() starts every joint row at zero impulse; here each
 /// row starts at the impulse it ended the previous substep with (clamped to its current bounds)
 /// and that impulse is applied to the solver bodies before the iterations, as Bullet does for
@@ -327,10 +321,11 @@ struct JointSlot {
 /// listed at the top of this header.
 class BulletWorld final : public PhysicsWorld {
  public:
-  explicit BulletWorld(const WorldSettings& settings);
+  BulletWorld(const WorldSettings& settings, const BulletSettings& bullet);
   /// A world the game owns (joinBulletWorld, bullet_join.cpp): nothing of the game's is replaced
   /// but its tick callbacks, which are chained.
-  BulletWorld(btDiscreteDynamicsWorld& gameWorld, const WorldSettings& settings);
+  BulletWorld(btDiscreteDynamicsWorld& gameWorld, const WorldSettings& settings,
+              const BulletSettings& bullet);
   ~BulletWorld() override;
 
   Result<BodyId> createBody(const BodyDesc& desc) override;
@@ -382,6 +377,7 @@ class BulletWorld final : public PhysicsWorld {
   void step(double dt, int substeps) override;
   const StepStats& lastStepStats() const override { return stats_; }
   const WorldSettings& settings() const override { return settings_; }
+  const BulletSettings& bulletSettings() const { return bullet_; }
 
   bool capsuleOverlaps(const Transform& worldFromCapsule, double radius, double halfHeight,
                        std::uint32_t mask) const override;
@@ -463,6 +459,7 @@ class BulletWorld final : public PhysicsWorld {
   void collectStats(int substeps);
 
   WorldSettings settings_;
+  BulletSettings bullet_;
   // An own world owns these (createBulletWorld); a joined one (joinBulletWorld) owns none of them.
   std::unique_ptr<btDefaultCollisionConfiguration> config_;
   std::unique_ptr<SpeculativeDispatcher> ownedDispatcher_;

@@ -36,44 +36,19 @@
 #include <limits>
 #include <memory>
 #include <span>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace handoff {
 namespace bullet_detail {
 
-std::string fmt(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
-std::string fmt(const Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x << ", " << v.y << ", " << v.z << ")";
-  return s.str();
-}
-
-WorldSettings sanitiseSettings(WorldSettings s) {
-  if (!isFinite(s.gravity)) s.gravity = Vec3{0.0, -9.81, 0.0};
-  s.solverIterations = std::max(1, s.solverIterations);
-  s.jointIterationFactor = std::max(1, s.jointIterationFactor);
-  if (!finite(s.jointErp)) s.jointErp = 0.2;
-  s.jointErp = std::clamp(s.jointErp, 0.0, 1.0);
-  if (!finite(s.sleepLinearSpeed) || s.sleepLinearSpeed < 0.0) s.sleepLinearSpeed = 0.03;
-  if (!finite(s.sleepTime) || s.sleepTime <= 0.0) s.sleepTime = 0.5;
-  if (!(s.worldHalfExtent > 0.0)) s.worldHalfExtent = 2000.0;
-  s.maxContactEvents = std::clamp(s.maxContactEvents, 0, 1 << 20);
-  return s;
-}
-
-BulletWorld::BulletWorld(const WorldSettings& settings) : settings_(sanitiseSettings(settings)) {
+BulletWorld::BulletWorld(const WorldSettings& settings, const BulletSettings& bullet)
+    : settings_(sanitiseWorldSettings(settings)), bullet_(bullet) {
   config_ = std::make_unique<btDefaultCollisionConfiguration>();
   ownedDispatcher_ = std::make_unique<SpeculativeDispatcher>(config_.get());
   broadphase_ = std::make_unique<btDbvtBroadphase>();
   ownedSolver_ = std::make_unique<JointWarmStartSolver>();
-  ownedSolver_->enabled = settings_.warmStartJoints;
+  ownedSolver_->enabled = bullet_.warmStartJoints;
   queryCapsule_ = std::make_unique<ResizableCapsule>();
   queryObject_ = std::make_unique<btCollisionObject>();
   queryObject_->setCollisionShape(queryCapsule_.get());
@@ -97,8 +72,8 @@ void BulletWorld::configureSolverInfo() {
   btContactSolverInfo& info = world_->getSolverInfo();
   // Bullet solves contacts only in the first m_numIterations iterations; the joint rows' extra
   // iterations (WorldSettings::jointIterationFactor) come after them, so the joints have the
-  // last word. WorldSettings::contactsIterateWithJoints gives contacts the joints' count.
-  info.m_numIterations = settings_.contactsIterateWithJoints
+  // last word. BulletSettings::contactsIterateWithJoints gives contacts the joints' count.
+  info.m_numIterations = bullet_.contactsIterateWithJoints
                              ? settings_.jointIterationFactor * settings_.solverIterations
                              : settings_.solverIterations;
   info.m_erp = settings_.jointErp;  // Baumgarte of joint rows without their own ERP
@@ -125,13 +100,7 @@ BodySlot* BulletWorld::slotOf(BodyId id) {
 }
 
 const BodySlot* BulletWorld::slotOf(BodyId id) const {
-  if (!id.valid()) return nullptr;
-  const std::uint32_t index = id.value & kIndexMask;
-  const std::uint32_t generation = id.value >> kIndexBits;
-  if (index >= bodies_.size()) return nullptr;
-  const BodySlot& slot = bodies_[index];
-  if (!slot.body || slot.generation != generation) return nullptr;
-  return &slot;
+  return liveSlot(bodies_, id.value, [](const BodySlot& slot) { return slot.body != nullptr; });
 }
 
 JointSlot* BulletWorld::slotOf(JointId id) {
@@ -139,13 +108,7 @@ JointSlot* BulletWorld::slotOf(JointId id) {
 }
 
 const JointSlot* BulletWorld::slotOf(JointId id) const {
-  if (!id.valid()) return nullptr;
-  const std::uint32_t index = id.value & kIndexMask;
-  const std::uint32_t generation = id.value >> kIndexBits;
-  if (index >= joints_.size()) return nullptr;
-  const JointSlot& slot = joints_[index];
-  if (!slot.constraint || slot.generation != generation) return nullptr;
-  return &slot;
+  return liveSlot(joints_, id.value, [](const JointSlot& slot) { return slot.constraint != nullptr; });
 }
 
 BulletObjectCounts BulletWorld::objectCounts() const {
@@ -195,8 +158,13 @@ Vec3 spring2Angles(const Transform& worldFromA, const Transform& aFromJoint, con
 
 }  // namespace bullet_detail
 
-std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings) {
-  return std::make_unique<bullet_detail::BulletWorld>(settings);
+std::unique_ptr<PhysicsWorld> createBulletWorld(const WorldSettings& settings, const BulletSettings& bullet) {
+  return std::make_unique<bullet_detail::BulletWorld>(settings, bullet);
+}
+
+BulletSettings bulletSettings(const PhysicsWorld& world) {
+  const auto* bullet = dynamic_cast<const bullet_detail::BulletWorld*>(&world);
+  return bullet ? bullet->bulletSettings() : BulletSettings{};
 }
 
 BulletObjectCounts bulletObjectCounts(const PhysicsWorld& world) {

@@ -51,14 +51,16 @@ struct Hanging {
   std::string error;
 };
 
-Hanging makeHanging(Probe& probe, const Vec3& offset, double breakForce, double breakTorque) {
+/// The scene both breaking checks use: a static `pivot`, a dynamic `bob` and a joint between them
+/// at `anchor` (world) with the two limits; a refused joint is recorded, not thrown.
+Hanging hang(Probe& probe, BodyDesc pivot, const BodyDesc& bob, const char* bobName, const Vec3& anchor,
+             double breakForce, double breakTorque) {
   Hanging h;
   h.world = probe.world();
-  BodyDesc pivot = sphereBody(0.05, 1.0, Vec3{0.0, 2.0, 0.0});
   pivot.motion = MotionType::Static;
   h.pivot = mustCreate(*h.world, pivot, "pivot");
-  h.bob = mustCreate(*h.world, sphereBody(0.05, 2.0, Vec3{0.0, 2.0, 0.0} + offset), "bob");
-  JointDesc j = jointAt(*h.world, h.pivot, h.bob, Vec3{0.0, 2.0, 0.0});
+  h.bob = mustCreate(*h.world, bob, bobName);
+  JointDesc j = jointAt(*h.world, h.pivot, h.bob, anchor);
   j.breakForce = breakForce;
   j.breakTorque = breakTorque;
   Result<JointId> id = h.world->createJoint(j);
@@ -69,6 +71,12 @@ Hanging makeHanging(Probe& probe, const Vec3& offset, double breakForce, double 
     h.joint = *id;
   }
   return h;
+}
+
+Hanging makeHanging(Probe& probe, const Vec3& offset, double breakForce, double breakTorque) {
+  return hang(probe, sphereBody(0.05, 1.0, Vec3{0.0, 2.0, 0.0}),
+              sphereBody(0.05, 2.0, Vec3{0.0, 2.0, 0.0} + offset), "bob", Vec3{0.0, 2.0, 0.0}, breakForce,
+              breakTorque);
 }
 
 /// Steps up to `steps`, returning the first step (from 0) the joint reported broken in, or -1.
@@ -128,25 +136,10 @@ void breakForce(Probe& probe) {
 // anchor. An 8 N m limit holds it (with an infinite force limit) and it reports that torque (5 %:
 // the beam's settling under the locked rows); a 2 N m limit breaks it in the first step.
 Hanging makeBeam(Probe& probe, double breakTorque) {
-  Hanging h;
-  h.world = probe.world();
-  BodyDesc base = boxBody(Vec3{0.1}, 1.0, Transform::fromTranslation(Vec3{-0.1, 1.0, 0.0}));
-  base.motion = MotionType::Static;
-  h.pivot = mustCreate(*h.world, base, "static block");
-  h.bob = mustCreate(
-      *h.world,
+  return hang(
+      probe, boxBody(Vec3{0.1}, 1.0, Transform::fromTranslation(Vec3{-0.1, 1.0, 0.0})),
       capsuleBody(0.04, 0.36, 1.0, Transform{glm::angleAxis(0.5 * kPi, Vec3{0, 0, 1}), Vec3{0.4, 1, 0}}),
-      "beam");
-  JointDesc j = jointAt(*h.world, h.pivot, h.bob, Vec3{0.0, 1.0, 0.0});
-  j.breakTorque = breakTorque;
-  Result<JointId> id = h.world->createJoint(j);
-  if (!id.ok()) {
-    h.refused = true;
-    h.error = id.error();
-  } else {
-    h.joint = *id;
-  }
-  return h;
+      "beam", Vec3{0.0, 1.0, 0.0}, std::numeric_limits<double>::infinity(), breakTorque);
 }
 
 void breakTorque(Probe& probe) {

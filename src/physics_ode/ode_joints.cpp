@@ -75,31 +75,11 @@ Result<JointId> OdeWorld::createJoint(const JointDesc& desc) {
   const BodySlot* b = slotOf(desc.bodyB);
   if (a == nullptr) return Error{"createJoint: bodyA is not a live body of this world"};
   if (b == nullptr) return Error{"createJoint: bodyB is not a live body of this world"};
-  if (desc.bodyA == desc.bodyB) return Error{"createJoint: bodyA and bodyB are the same body"};
+  if (Status valid = adapter::validateJointDesc(desc); !valid.ok()) return Error{valid.error()};
   if (b->body == nullptr)
     return Error{
         "createJoint: bodyB is static; the ODE adapter needs the child (B) to be a moving body (make the "
         "static body A)"};
-  if (!isFinite(desc.bodyAFromJoint) || !isFinite(desc.bodyBFromJoint))
-    return Error{"createJoint: bodyAFromJoint and bodyBFromJoint must be finite"};
-  if (glm::dot(desc.bodyAFromJoint.rotation, desc.bodyAFromJoint.rotation) < 1e-12 ||
-      glm::dot(desc.bodyBFromJoint.rotation, desc.bodyBFromJoint.rotation) < 1e-12)
-    return Error{
-        "createJoint: bodyAFromJoint and bodyBFromJoint rotations must be unit quaternions (got zero)"};
-  if (!isFinite(desc.angularLower) || !isFinite(desc.angularUpper))
-    return Error{"createJoint: angularLower and angularUpper must be finite (got " + fmt(desc.angularLower) +
-                 ", " + fmt(desc.angularUpper) + ")"};
-  for (int i = 0; i < 3; ++i) {
-    if (freeAxis(desc.angularLower[i], desc.angularUpper[i])) continue;
-    const double r = i == 1 ? 0.5 * kPi : kPi;
-    if (desc.angularLower[i] < -r - 1e-9 || desc.angularUpper[i] > r + 1e-9)
-      return Error{"createJoint: the limits of axis " + std::to_string(i) + " must lie in [" + fmt(-r) +
-                   ", " + fmt(r) + "] (got " + fmt(desc.angularLower[i]) + ", " + fmt(desc.angularUpper[i]) +
-                   ")"};
-  }
-  if (!(desc.breakForce > 0.0) || !(desc.breakTorque > 0.0))
-    return Error{"createJoint: breakForce and breakTorque must be > 0 (got " + fmt(desc.breakForce) + ", " +
-                 fmt(desc.breakTorque) + ")"};
 
   std::uint32_t index = 0;
   if (!freeJoints_.empty()) {

@@ -9,6 +9,8 @@
 
 #include "handoff/physics_ode.h"
 
+#include "physics/adapter_support.h"
+
 #include <ode/ode.h>
 
 #include <algorithm>
@@ -25,9 +27,14 @@
 
 namespace handoff::ode_detail {
 
-inline constexpr std::uint32_t kIndexBits = 20;
-inline constexpr std::uint32_t kIndexMask = (1u << kIndexBits) - 1u;  // never a valid index
-inline constexpr std::uint32_t kGenerationMask = (1u << (32u - kIndexBits)) - 1u;
+// The handle layout, messages, settings clamping and validation are shared with the Bullet
+// adapter (physics/adapter_support.h).
+using adapter::fmt;
+using adapter::kGenerationMask;
+using adapter::kIndexBits;
+using adapter::kIndexMask;
+using adapter::liveSlot;
+using adapter::sanitiseWorldSettings;
 inline constexpr int kMaxContactsPerPair = 16;
 /// ODE's capsules lie along their Z: Rx(-90 deg) turns Z onto the interface's Y.
 inline const Quat kCapsuleTurn{0.70710678118654752440, -0.70710678118654752440, 0.0, 0.0};
@@ -42,8 +49,6 @@ inline void toOde(const Quat& q, dQuaternion out) {
   out[3] = n.z;
 }
 inline bool finite(double v) { return std::isfinite(v); }
-std::string fmt(double v);
-std::string fmt(const Vec3& v);
 
 /// Makes sure ODE is initialised and this thread has ODE's per-thread collision data.
 void ensureOdeThread();

@@ -8,12 +8,15 @@
 //   call, and a force of J / h in the next substep would arrive one substep late.
 #include "physics_ode/ode_parts.h"
 
+#include "physics_ode/ode_internal.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,16 +24,41 @@
 namespace handoff {
 namespace ode_detail {
 
-std::string fmt(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+namespace {
+
+std::atomic<long> gOdeAllocations{0}, gOdeReallocations{0}, gOdeFrees{0};
+std::atomic<std::size_t> gOdeBytes{0};
+
+void* countingAlloc(dsizeint size) {
+  gOdeAllocations.fetch_add(1, std::memory_order_relaxed);
+  gOdeBytes.fetch_add(size, std::memory_order_relaxed);
+  return std::malloc(size);
+}
+void* countingRealloc(void* ptr, dsizeint, dsizeint newSize) {
+  gOdeReallocations.fetch_add(1, std::memory_order_relaxed);
+  gOdeBytes.fetch_add(newSize, std::memory_order_relaxed);
+  return std::realloc(ptr, newSize);
+}
+void countingFree(void* ptr, dsizeint) {
+  gOdeFrees.fetch_add(1, std::memory_order_relaxed);
+  std::free(ptr);
 }
 
-std::string fmt(const Vec3& v) {
-  std::ostringstream s;
-  s << "(" << v.x << ", " << v.y << ", " << v.z << ")";
-  return s.str();
+}  // namespace
+
+void countOdeAllocations(bool on) {
+  gOdeAllocations = 0;
+  gOdeReallocations = 0;
+  gOdeFrees = 0;
+  gOdeBytes = 0;
+  dSetAllocHandler(on ? &countingAlloc : nullptr);
+  dSetReallocHandler(on ? &countingRealloc : nullptr);
+  dSetFreeHandler(on ? &countingFree : nullptr);
+}
+
+OdeAllocationCounts odeAllocationCounts() {
+  return OdeAllocationCounts{gOdeAllocations.load(), gOdeReallocations.load(), gOdeFrees.load(),
+                             gOdeBytes.load()};
 }
 
 void ensureOdeThread() {
@@ -42,21 +70,6 @@ void ensureOdeThread() {
 }
 
 namespace {
-
-WorldSettings sanitiseSettings(WorldSettings s) {
-  if (!isFinite(s.gravity)) s.gravity = Vec3{0.0, -9.81, 0.0};
-  s.solverIterations = std::max(1, s.solverIterations);
-  s.jointIterationFactor = std::max(1, s.jointIterationFactor);
-  if (!finite(s.jointErp)) s.jointErp = 0.2;
-  s.jointErp = std::clamp(s.jointErp, 0.0, 1.0);
-  if (!finite(s.sleepLinearSpeed) || s.sleepLinearSpeed < 0.0) s.sleepLinearSpeed = 0.03;
-  if (!finite(s.sleepTime) || s.sleepTime <= 0.0) s.sleepTime = 0.5;
-  if (!(s.worldHalfExtent > 0.0)) s.worldHalfExtent = 2000.0;
-  s.maxContactEvents = std::clamp(s.maxContactEvents, 0, 1 << 20);
-  s.warmStartJoints = false;           // ODE does not warm-start between steps
-  s.contactsIterateWithJoints = true;  // one iteration count for all rows
-  return s;
-}
 
 OdeSettings sanitiseOde(OdeSettings o) {
   const OdeSettings d;
@@ -80,7 +93,7 @@ OdeSettings sanitiseOde(OdeSettings o) {
 }  // namespace
 
 OdeWorld::OdeWorld(const WorldSettings& settings, const OdeSettings& ode)
-    : settings_(sanitiseSettings(settings)), ode_(sanitiseOde(ode)) {
+    : settings_(sanitiseWorldSettings(settings)), ode_(sanitiseOde(ode)) {
   ensureOdeThread();
   world_ = dWorldCreate();
   space_ = dHashSpaceCreate(nullptr);
@@ -141,12 +154,7 @@ BodySlot* OdeWorld::slotOf(BodyId id) {
 }
 
 const BodySlot* OdeWorld::slotOf(BodyId id) const {
-  if (!id.valid()) return nullptr;
-  const std::uint32_t index = id.value & kIndexMask;
-  if (index >= bodies_.size()) return nullptr;
-  const BodySlot& slot = bodies_[index];
-  if (!slot.alive || slot.generation != (id.value >> kIndexBits)) return nullptr;
-  return &slot;
+  return liveSlot(bodies_, id.value, [](const BodySlot& slot) { return slot.alive; });
 }
 
 JointSlot* OdeWorld::slotOf(JointId id) {
@@ -154,18 +162,8 @@ JointSlot* OdeWorld::slotOf(JointId id) {
 }
 
 const JointSlot* OdeWorld::slotOf(JointId id) const {
-  if (!id.valid()) return nullptr;
-  const std::uint32_t index = id.value & kIndexMask;
-  if (index >= joints_.size()) return nullptr;
-  const JointSlot& slot = joints_[index];
-  if (!slot.alive || slot.generation != (id.value >> kIndexBits)) return nullptr;
-  return &slot;
+  return liveSlot(joints_, id.value, [](const JointSlot& slot) { return slot.alive; });
 }
-
-#define HANDOFF_BODY_OR_RETURN(var, id, ...)          \
-  auto* var = slotOf(id);                             \
-  assert(var != nullptr && "invalid or dead BodyId"); \
-  if (var == nullptr) return __VA_ARGS__
 
 Transform OdeWorld::poseOf(const BodySlot& slot) const {
   if (slot.body == nullptr) return slot.staticPose;
@@ -176,57 +174,11 @@ Transform OdeWorld::poseOf(const BodySlot& slot) const {
 
 Result<BodyId> OdeWorld::createBody(const BodyDesc& desc) {
   ensureOdeThread();
+  if (Status valid = adapter::validateBodyDesc(desc); !valid.ok()) return Error{valid.error()};
   const ShapeDesc& s = desc.shape;
-  switch (s.type) {
-    case ShapeType::Sphere:
-      if (!(finite(s.radius) && s.radius > 0.0))
-        return Error{"createBody: shape.radius must be finite and > 0 (got " + fmt(s.radius) + ")"};
-      break;
-    case ShapeType::Capsule:
-      if (!(finite(s.radius) && s.radius > 0.0))
-        return Error{"createBody: shape.radius must be finite and > 0 (got " + fmt(s.radius) + ")"};
-      if (!(finite(s.halfHeight) && s.halfHeight >= 0.0))
-        return Error{"createBody: shape.halfHeight must be finite and >= 0 (got " + fmt(s.halfHeight) + ")"};
-      break;
-    case ShapeType::Box:
-      if (!(isFinite(s.halfExtents) && s.halfExtents.x > 0.0 && s.halfExtents.y > 0.0 &&
-            s.halfExtents.z > 0.0))
-        return Error{"createBody: shape.halfExtents must be finite and > 0 (got " + fmt(s.halfExtents) + ")"};
-      break;
-    case ShapeType::None:
-    default:
-      if (!s.created.valid())
-        return Error{
-            "createBody: shape.type must be Sphere, Capsule or Box, or shape.created a shape made by "
-            "createShape"};
-      break;
-  }
-  if (s.created.valid() && s.type != ShapeType::None)
-    return Error{std::string("createBody: shape.created is set, so shape.type must be None (got ") +
-                 shapeTypeName(s.type) + ")"};
   const bool movable = desc.motion != MotionType::Static;
-  if (movable && !(finite(desc.mass) && desc.mass > 0.0))
-    return Error{"createBody: mass must be finite and > 0 for a dynamic or kinematic body (got " +
-                 fmt(desc.mass) + ")"};
   const Vec3& I = desc.inertia;
   const bool inertiaZero = I.x == 0.0 && I.y == 0.0 && I.z == 0.0;
-  if (!inertiaZero && !(isFinite(I) && I.x > 0.0 && I.y > 0.0 && I.z > 0.0))
-    return Error{"createBody: inertia must be all zero (computed from the shape) or finite and > 0 (got " +
-                 fmt(I) + ")"};
-  if (!isFinite(desc.worldFromBody)) return Error{"createBody: worldFromBody must be finite"};
-  if (glm::dot(desc.worldFromBody.rotation, desc.worldFromBody.rotation) < 1e-12)
-    return Error{"createBody: worldFromBody.rotation must be a unit quaternion (got zero)"};
-  if (!(finite(desc.friction) && desc.friction >= 0.0))
-    return Error{"createBody: friction must be finite and >= 0 (got " + fmt(desc.friction) + ")"};
-  if (!(finite(desc.rollingFriction) && desc.rollingFriction >= 0.0))
-    return Error{"createBody: rollingFriction must be finite and >= 0 (got " + fmt(desc.rollingFriction) +
-                 ")"};
-  if (!(finite(desc.restitution) && desc.restitution >= 0.0 && desc.restitution <= 1.0))
-    return Error{"createBody: restitution must be in [0, 1] (got " + fmt(desc.restitution) + ")"};
-  if (!(finite(desc.linearDamping) && desc.linearDamping >= 0.0))
-    return Error{"createBody: linearDamping must be finite and >= 0 (got " + fmt(desc.linearDamping) + ")"};
-  if (!(finite(desc.angularDamping) && desc.angularDamping >= 0.0))
-    return Error{"createBody: angularDamping must be finite and >= 0 (got " + fmt(desc.angularDamping) + ")"};
   if (s.created.valid()) {
     CreatedShape* c = createdOf(s.created);
     if (c == nullptr) return Error{"createBody: shape.created is not a live shape of this world"};

@@ -6,6 +6,7 @@
 #include "handoff/physics_conformance.h"
 
 #include "conformance/broken_world.h"
+#include "conformance/conformance_gtest.h"
 
 #include <gtest/gtest.h>
 
@@ -21,26 +22,10 @@ namespace {
 using conformance::CheckResult;
 using conformance::WorldFactory;
 
-// [snippet conformance]
+// [snippet conformance-use]
 const WorldFactory kBullet = [](const WorldSettings& settings) { return createBulletWorld(settings); };
 
-class BulletConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(BulletConformance, Passes) {
-  const CheckResult result = conformance::runCheck(GetParam(), kBullet);
-  std::printf("[ figure ] %s: %s\n", result.contract.c_str(), result.detail.c_str());
-  EXPECT_EQ(result.contract, GetParam());
-  EXPECT_TRUE(result.passed) << result.detail;
-}
-
-std::string testName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  std::replace(name.begin(), name.end(), '.', '_');
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Contracts, BulletConformance, ::testing::ValuesIn(conformance::contractNames()),
-                         testName);
+HANDOFF_CONFORMANCE_TESTS(BulletConformance, kBullet, conformance::Options{});
 // [/snippet]
 
 WorldFactory broken(test::Fault fault) {

@@ -6,11 +6,9 @@
 #include "handoff/physics_conformance.h"
 #include "handoff/physics_ode.h"
 
-#include <gtest/gtest.h>
+#include "conformance/conformance_gtest.h"
 
-#include <algorithm>
-#include <cstdio>
-#include <string>
+#include <gtest/gtest.h>
 
 namespace handoff {
 namespace {
@@ -23,23 +21,7 @@ conformance::Options odeOptions() {
   return options;
 }
 
-class OdeConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(OdeConformance, Passes) {
-  const conformance::CheckResult result = conformance::runCheck(GetParam(), kOde, odeOptions());
-  std::printf("[ figure ] %s: %s\n", result.contract.c_str(), result.detail.c_str());
-  EXPECT_EQ(result.contract, GetParam());
-  EXPECT_TRUE(result.passed) << result.detail;
-}
-
-std::string testName(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  std::replace(name.begin(), name.end(), '.', '_');
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Contracts, OdeConformance, ::testing::ValuesIn(conformance::contractNames()),
-                         testName);
+HANDOFF_CONFORMANCE_TESTS(OdeConformance, kOde, odeOptions());
 
 }  // namespace
 }  // namespace handoff

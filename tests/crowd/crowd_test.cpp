@@ -167,9 +167,13 @@ TEST(Crowd, DeadRagdollOnTheFloorComesToRest) {
     settings.handoffSleeping = false;
     std::shared_ptr<const RagdollAsset> asset = character().asset;
     if (!defaults) {
-      settings.world.warmStartJoints = false;
       settings.world.jointIterationFactor = 2;
-      settings.world.contactsIterateWithJoints = false;
+      settings.createWorld = [](const WorldSettings& ws) {
+        BulletSettings bullet;
+        bullet.warmStartJoints = false;
+        bullet.contactsIterateWithJoints = false;
+        return createBulletWorld(ws, bullet);
+      };
       auto rolling = std::make_shared<RagdollAsset>(*asset);
       for (BodyDef& b : rolling->bodies) b.rollingFriction = 0.0;
       asset = rolling;

@@ -1,4 +1,4 @@
-// WorldSettings::contactsIterateWithJoints: a load landing on a jointed body must not drive the
+// BulletSettings::contactsIterateWithJoints: a load landing on a jointed body must not drive the
 // body under it into the ground. Without it Bullet solves contacts only in the first
 // solverIterations iterations and the joint rows alone in the rest, so the joints have the last
 // word (in the 50-ragdoll pit the bottom ragdolls' feet and knees went up to 7 cm into the ground).
@@ -20,9 +20,9 @@ using test::kDt;
 // standing on it by a ball joint at the foot's top (the leg itself clear of the ground), and a
 // 50 kg box dropped from 3 m onto the leg. Returns the foot centre's lowest height over 2 s. [m]
 double lowestFootCentre(bool contactsIterateWithJoints) {
-  WorldSettings settings;
-  settings.contactsIterateWithJoints = contactsIterateWithJoints;
-  std::unique_ptr<PhysicsWorld> world = createBulletWorld(settings);
+  BulletSettings bullet;
+  bullet.contactsIterateWithJoints = contactsIterateWithJoints;
+  std::unique_ptr<PhysicsWorld> world = createBulletWorld(WorldSettings{}, bullet);
   world->addGroundPlane(Vec3{0, 1, 0}, 0.0);
   const BodyId foot = test::mustCreate(
       *world, test::boxDesc(Vec3{0.032, 0.025, 0.085}, 3.4, Transform::fromTranslation(Vec3{0, 0.025, 0})));
