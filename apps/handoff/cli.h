@@ -5,11 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "handoff/level.h"
+#include "handoff/physics.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +24,12 @@ std::string dataDir();
 void setDataDirOverride(const std::string& dir);
 
 /// Each command registers itself on the app; the callback sets the exit code.
+/// The engines --engine accepts: "bullet", and "ode" when the ODE adapter is built.
+std::vector<std::string> engineNames();
+using WorldFactory = std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)>;
+/// Creates worlds of `engine` (one of engineNames()).
+WorldFactory worldFactory(const std::string& engine);
+
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);
 void addAssetCommands(CLI::App& app, int& exitCode);

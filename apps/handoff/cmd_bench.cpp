@@ -114,6 +114,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     int jointIterationFactor = 0;
     bool massDeath = false;
     bool calibrate = false;
+    std::string engine = "bullet";
   };
   auto args = std::make_shared<Args>();
   CLI::App* bench = app.add_subcommand("bench", "performance benchmarks (docs/BENCHMARKS.md)");
@@ -125,6 +126,8 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
   crowd->add_option("--piles", args->piles, "piles (on a square grid 4 m apart)")->check(CLI::Range(1, 1024));
   crowd->add_option("--per-pile", args->perPile, "ragdolls per pile")->check(CLI::Range(1, 100));
   crowd->add_flag("--json", args->json, "print one JSON object");
+  crowd->add_option("--engine", args->engine, "physics engine of every space (bullet, or ode when built)")
+      ->check(CLI::IsMember(engineNames()));
   crowd->add_flag("--no-sleep", args->noSleep, "Bullet's own deactivation only (no handoff-side sleeping)");
   crowd->add_flag("--freeze", args->freeze, "freeze sleeping ragdolls");
   crowd
@@ -151,13 +154,13 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     if (!args->json) {
       std::printf(
           "Ragdoll piles: %d x %d ragdolls of %zu bodies (%d bodies), %d steps of 1/60 s, joint rows "
-          "x%d%s%s, %s-precision Bullet\n",
+          "x%d%s%s, %s\n",
           args->piles, args->perPile, character->asset->bodies.size(),
           args->piles * args->perPile * static_cast<int>(character->asset->bodies.size()), args->steps,
           args->jointIterationFactor > 0 ? args->jointIterationFactor
                                          : CrowdSettings{}.world.jointIterationFactor,
           args->noSleep ? ", Bullet deactivation only" : "", args->freeze ? ", freezing" : "",
-          bulletPrecision());
+          args->engine == "bullet" ? (std::string(bulletPrecision()) + "-precision Bullet").c_str() : "ODE");
     }
     // The plain Bullet pile first: machine factor = its cost here / the 5.7 us.
     nlohmann::json calibration;
@@ -199,6 +202,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
       o.handoffSleeping = !args->noSleep;
       o.freezing = args->freeze;
       o.jointIterationFactor = args->jointIterationFactor;
+      if (args->engine != "bullet") o.createWorld = worldFactory(args->engine);
       Result<PileBenchResult> r = runPileBenchmark(*character, o);
       if (!r) {
         std::cerr << "error: " << r.error() << "\n";
@@ -267,6 +271,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
       calibrated(out, runs.back(), loads.back());
       if (args->calibrate) out["bullet_calibration"] = calibration;
       out["scene"] = "jolt_performance_test_ragdoll";
+      out["engine"] = args->engine;
       out["bullet_precision"] = bulletPrecision();
       out["handoff_sleeping"] = !args->noSleep;
       out["freezing"] = args->freeze;

@@ -17,9 +17,6 @@
 #include "cli.h"
 #include "handoff/physics_bullet.h"
 #include "handoff/runner.h"
-#if HANDOFF_HAS_ODE
-#include "handoff/physics_ode.h"
-#endif
 
 namespace handoff::cli {
 namespace {
@@ -39,11 +36,7 @@ int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool b
   options.searchDirs = {dataDir()};
   options.baselines = baselines;
   options.completeGetUps = completeGetUps;
-#if HANDOFF_HAS_ODE
-  if (engine == "ode") {
-    options.createWorld = [](const WorldSettings& ws) { return createOdeWorld(ws); };
-  }
-#endif
+  if (engine != "bullet") options.createWorld = worldFactory(engine);
   std::printf("engine: %s\n", engine == "ode" ? "ode" : "bullet");
   const auto progress = [](const ScenarioResult& r, int index, int count) {
     const int passed = static_cast<int>(std::count_if(
@@ -84,15 +77,6 @@ Result<std::vector<Scenario>> loadAll(const std::vector<std::string>& files) {
   return scenarios;
 }
 
-/// The engines --engine accepts: bullet always, ode when the ODE adapter is built.
-std::vector<std::string> engines() {
-#if HANDOFF_HAS_ODE
-  return {"bullet", "ode"};
-#else
-  return {"bullet"};
-#endif
-}
-
 }  // namespace
 
 void addDemoCommand(CLI::App& app, int& exitCode) {
@@ -103,7 +87,7 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
       "demo", "run the built-in suite on the default characters (report, metrics, replays)");
   cmd->add_option("--out", *out, "output folder");
   cmd->add_option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
-      ->check(CLI::IsMember(engines()));
+      ->check(CLI::IsMember(engineNames()));
   cmd->add_flag("--no-baselines", *noBaselines, "skip the naive baselines");
   auto noCompletion = std::make_shared<bool>(false);
   cmd->add_flag("--no-getup-completion", *noCompletion,
@@ -127,7 +111,7 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
   run->add_option("--out", *runOut, "output folder (default out/<first scenario's name>)");
   run->add_flag("--no-baselines", *runNoBaselines, "skip the naive baselines");
   run->add_option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
-      ->check(CLI::IsMember(engines()));
+      ->check(CLI::IsMember(engineNames()));
   auto runNoCompletion = std::make_shared<bool>(false);
   run->add_flag("--no-getup-completion", *runNoCompletion,
                 "play get-up clips as they are (no completion tail for a clip that ends below standing)");

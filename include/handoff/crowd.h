@@ -366,6 +366,8 @@ struct PileBenchOptions {
   /// WorldSettings::jointIterationFactor of every space; 0 keeps CrowdSettings::world's.
   /// [>= 0] [default 0]
   int jointIterationFactor = 0;
+  /// Creates each space (CrowdSettings::createWorld). [default empty: handoff::createBulletWorld]
+  std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)> createWorld;
 };
 struct PileBenchResult {
   int ragdolls = 0, bodies = 0, joints = 0, threads = 0, steps = 0;

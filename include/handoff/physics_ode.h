@@ -6,9 +6,10 @@
 // code keeps per-thread data; the adapter allocates it for each thread that creates, steps or
 // queries an ODE world (dAllocateODEDataForThread), so separate worlds may be used on separate
 // threads. ODE's quick-step solver shuffles its rows with ODE's process-wide random generator:
-// the adapter reseeds it before every substep (OdeSettings::solverSeed), so a world stepped on
-// one thread is deterministic; worlds stepped on several threads at once share that generator
-// and are then not bit-reproducible.
+// the adapter reseeds it before every substep (OdeSettings::solverSeed) and holds a process-wide
+// lock from the seed to the end of the solve, so worlds stepped on several threads at once solve
+// one at a time (their collision detection runs in parallel) and every world is deterministic,
+// whatever the threads.
 //
 // What the adapter builds on ODE and how it meets the contract of physics.h:
 // - Handles: as the Bullet adapter (20-bit slot, 12-bit generation); a dead handle in a

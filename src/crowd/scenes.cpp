@@ -79,6 +79,7 @@ Result<PileBenchResult> runPileBenchmark(const CrowdCharacter& character, const 
   settings.handoffSleeping = options.handoffSleeping;
   settings.freezing = options.freezing;
   if (options.jointIterationFactor > 0) settings.world.jointIterationFactor = options.jointIterationFactor;
+  settings.createWorld = options.createWorld;
   Result<std::unique_ptr<Crowd>> made =
       Crowd::create(character.asset, character.skeleton, flatFloor(0.0), settings);
   if (!made) return Error{made.error()};

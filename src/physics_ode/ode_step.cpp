@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <span>
 
 namespace handoff::ode_detail {
@@ -23,6 +24,16 @@ namespace {
 void nearCallback(void* data, dGeomID g1, dGeomID g2) { static_cast<OdeWorld*>(data)->addContacts(g1, g2); }
 
 bool awake(const BodySlot& s) { return s.body != nullptr && dBodyIsEnabled(s.body) != 0; }
+
+// ODE's random generator (dRandSetSeed, read by the quick-step solver's row shuffle) is one
+// process-wide seed: worlds solving on two threads at once raced on it and shuffled each other's
+// rows. The seed and the solve take this lock, so worlds on several threads (a crowd's spaces)
+// solve one at a time, each from its own seed, and stay bit-for-bit those of one thread; their
+// collision detection and everything else in the step still runs in parallel.
+std::mutex& solverLock() {
+  static std::mutex lock;
+  return lock;
+}
 
 }  // namespace
 
@@ -199,11 +210,14 @@ void OdeWorld::step(double dt, int substeps) {
       if (j.alive && j.active && !j.breakState.broken) updateJointRows(j, h);
     }
     collide(h);
-    dRandSetSeed(ode_.solverSeed);
-    if (ode_.exactSolver) {
-      dWorldStep(world_, h);
-    } else {
-      dWorldQuickStep(world_, h);
+    {
+      const std::lock_guard<std::mutex> solving(solverLock());
+      dRandSetSeed(ode_.solverSeed);
+      if (ode_.exactSolver) {
+        dWorldStep(world_, h);
+      } else {
+        dWorldQuickStep(world_, h);
+      }
     }
     const double f = static_cast<double>(sub + 1) / substeps;
     for (BodySlot& s : bodies_) {
