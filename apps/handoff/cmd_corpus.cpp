@@ -494,6 +494,9 @@ void addCorpusCommand(CLI::App& app, int& exitCode) {
               if (check.ran && !check.pass) {
                 std::fprintf(progress, "      fail: %s = %.4g %s (%s %.4g)\n", check.name.c_str(),
                              check.value, check.unit.c_str(), check.comparison.c_str(), check.threshold);
+                // The row's own note (a powered row's: the animation's own motion measured alike)
+                // says whether the miss is the physics' or the clip's.
+                if (!check.note.empty()) std::fprintf(progress, "            %s\n", check.note.c_str());
               }
             }
             std::fflush(progress);
