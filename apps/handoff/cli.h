@@ -24,7 +24,8 @@ std::string dataDir();
 void setDataDirOverride(const std::string& dir);
 
 /// Each command registers itself on the app; the callback sets the exit code.
-/// The engines --engine accepts: "bullet", and "ode" when the ODE adapter is built.
+/// The engines --engine accepts: "bullet", and "ode" and "ode-quick" (ODE's iterative solver)
+/// when the ODE adapter is built.
 std::vector<std::string> engineNames();
 using WorldFactory = std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)>;
 /// Creates worlds of `engine` (one of engineNames()).

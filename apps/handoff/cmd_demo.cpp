@@ -37,7 +37,7 @@ int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool b
   options.baselines = baselines;
   options.completeGetUps = completeGetUps;
   if (engine != "bullet") options.createWorld = worldFactory(engine);
-  std::printf("engine: %s\n", engine == "ode" ? "ode" : "bullet");
+  std::printf("engine: %s\n", engine.c_str());
   const auto progress = [](const ScenarioResult& r, int index, int count) {
     const int passed = static_cast<int>(std::count_if(
         r.checks.begin(), r.checks.end(), [](const ThresholdCheck& c) { return c.ran && c.pass; }));

@@ -1,5 +1,7 @@
 // The physics engines the CLI's commands run on (--engine): Bullet always, ODE when the ODE
-// adapter is built (HANDOFF_HAS_ODE).
+// adapter is built (HANDOFF_HAS_ODE): "ode" with the adapter's defaults (the exact solver,
+// dWorldStep, cubic in an island's rows) and "ode-quick" with ODE's iterative solver
+// (OdeSettings::exactSolver = false), what a pile of many ragdolls in one island needs.
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,7 +18,7 @@ namespace handoff::cli {
 
 std::vector<std::string> engineNames() {
 #if HANDOFF_HAS_ODE
-  return {"bullet", "ode"};
+  return {"bullet", "ode", "ode-quick"};
 #else
   return {"bullet"};
 #endif
@@ -25,6 +27,13 @@ std::vector<std::string> engineNames() {
 WorldFactory worldFactory(const std::string& engine) {
 #if HANDOFF_HAS_ODE
   if (engine == "ode") return [](const WorldSettings& ws) { return createOdeWorld(ws); };
+  if (engine == "ode-quick") {
+    return [](const WorldSettings& ws) {
+      OdeSettings ode;
+      ode.exactSolver = false;
+      return createOdeWorld(ws, ode);
+    };
+  }
 #endif
   (void)engine;
   return [](const WorldSettings& ws) { return createBulletWorld(ws); };
