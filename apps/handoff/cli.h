@@ -6,6 +6,8 @@
 
 #include "handoff/level.h"
 #include "handoff/physics.h"
+#include "handoff/result.h"
+#include "handoff/runner.h"
 
 #include <array>
 #include <cstddef>
@@ -30,6 +32,15 @@ std::vector<std::string> engineNames();
 using WorldFactory = std::function<std::unique_ptr<PhysicsWorld>(const WorldSettings&)>;
 /// Creates worlds of `engine` (one of engineNames()).
 WorldFactory worldFactory(const std::string& engine);
+
+/// One engine's run of a suite (`handoff demo --compare-engines`).
+struct EngineRun {
+  std::string engine;
+  std::vector<ScenarioResult> results;
+};
+/// Writes `file` (markdown): every scenario's threshold rows with each run's figure and verdict
+/// side by side, in the first run's order.
+Status writeEngineComparison(const std::filesystem::path& file, const std::vector<EngineRun>& runs);
 
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addDemoCommand(CLI::App& app, int& exitCode);

@@ -28,10 +28,10 @@ std::string scenarioDir() {
   return HANDOFF_INSTALLED_SCENARIO_DIR;
 }
 
-/// Runs scenarios into `out` with progress lines. Returns the exit code: 0 when every scenario
-/// passed, 1 otherwise.
+/// Runs scenarios into `out` with progress lines; `results` gets every scenario's result. Returns
+/// the exit code: 0 when every scenario passed, 1 otherwise.
 int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool baselines, bool completeGetUps,
-             const std::string& engine) {
+             const std::string& engine, std::vector<ScenarioResult>* results = nullptr) {
   RunOptions options;
   options.searchDirs = {dataDir()};
   options.baselines = baselines;
@@ -54,17 +54,41 @@ int runSuite(const std::vector<Scenario>& scenarios, const fs::path& out, bool b
     }
     std::fflush(stdout);
   };
-  Result<std::vector<ScenarioResult>> results = runToFolder(scenarios, out.string(), options, progress);
-  if (!results) {
-    std::cerr << "error: " << results.error() << "\n";
+  Result<std::vector<ScenarioResult>> ran = runToFolder(scenarios, out.string(), options, progress);
+  if (!ran) {
+    std::cerr << "error: " << ran.error() << "\n";
     return 1;
   }
   const int passed = static_cast<int>(
-      std::count_if(results->begin(), results->end(), [](const ScenarioResult& r) { return r.passed(); }));
+      std::count_if(ran->begin(), ran->end(), [](const ScenarioResult& r) { return r.passed(); }));
   std::printf("%d of %zu scenarios passed\nreport:  %s\nmetrics: %s\nreplays: %s/*.glb (handoff view %s)\n",
-              passed, results->size(), (out / "report.html").string().c_str(),
+              passed, ran->size(), (out / "report.html").string().c_str(),
               (out / "metrics.json").string().c_str(), out.string().c_str(), out.string().c_str());
-  return passed == static_cast<int>(results->size()) ? 0 : 1;
+  const int code = passed == static_cast<int>(ran->size()) ? 0 : 1;
+  if (results != nullptr) *results = std::move(ran).value();
+  return code;
+}
+
+/// `--compare-engines`: the suite on every built engine, each into out/<engine>, then
+/// out/engines.md side by side. Exit code: Bullet's run's (the reference engine), or 1 when a run
+/// could not complete; another engine's failed rows are the comparison's findings.
+int compareEngines(const std::vector<Scenario>& scenarios, const fs::path& out, bool baselines,
+                   bool completeGetUps) {
+  std::vector<EngineRun> runs;
+  int code = 0;
+  for (const std::string& engine : engineNames()) {
+    EngineRun run{engine, {}};
+    const int c = runSuite(scenarios, out / engine, baselines, completeGetUps, engine, &run.results);
+    if (run.results.empty()) return 1;  // the run could not complete (runSuite said why)
+    if (engine == "bullet") code = c;
+    runs.push_back(std::move(run));
+  }
+  if (Status s = writeEngineComparison(out / "engines.md", runs); !s) {
+    std::cerr << "error: " << s.error() << "\n";
+    return 1;
+  }
+  std::printf("engines side by side: %s\n", (out / "engines.md").string().c_str());
+  return code;
 }
 
 Result<std::vector<Scenario>> loadAll(const std::vector<std::string>& files) {
@@ -89,10 +113,14 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
       ->check(CLI::IsMember(engineNames()));
   cmd->add_flag("--no-baselines", *noBaselines, "skip the naive baselines");
+  auto compare = std::make_shared<bool>(false);
+  cmd->add_flag("--compare-engines", *compare,
+                "run the suite on every built engine (out/<engine>) and write out/engines.md side by side")
+      ->excludes("--engine");
   auto noCompletion = std::make_shared<bool>(false);
   cmd->add_flag("--no-getup-completion", *noCompletion,
                 "play get-up clips as they are (no completion tail for a clip that ends below standing)");
-  cmd->callback([out, noBaselines, noCompletion, engine, &exitCode] {
+  cmd->callback([out, noBaselines, noCompletion, engine, compare, &exitCode] {
     Result<std::vector<Scenario>> suite = builtInSuite(scenarioDir());
     if (!suite) {
       std::cerr << "error: " << suite.error() << "\n";
@@ -100,7 +128,8 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
       return;
     }
     std::printf("handoff demo: %zu scenarios, data from %s\n", suite->size(), dataDir().c_str());
-    exitCode = runSuite(*suite, *out, !*noBaselines, !*noCompletion, *engine);
+    exitCode = *compare ? compareEngines(*suite, *out, !*noBaselines, !*noCompletion)
+                        : runSuite(*suite, *out, !*noBaselines, !*noCompletion, *engine);
   });
 
   auto files = std::make_shared<std::vector<std::string>>();

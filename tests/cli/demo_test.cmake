@@ -44,3 +44,30 @@ if(NOT rc EQUAL 0 OR NOT EXISTS ${out}/jump.glb OR NOT stdout MATCHES "211 frame
   message(FATAL_ERROR "export failed (${rc}):\n${stdout}\n${err}")
 endif()
 message("demo, run and export ok")
+
+# With the ODE adapter built: `handoff demo --compare-engines` runs the suite on every engine into
+# its own folder and writes engines.md with each row's figure per engine side by side. Its exit
+# code is Bullet's run's; the other engines' failed rows are findings in the table.
+if(ODE)
+  set(cmp ${WORK}/demo_compare)
+  file(REMOVE_RECURSE ${cmp})
+  execute_process(COMMAND ${HANDOFF} demo --compare-engines --no-baselines --out ${cmp}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT EXISTS ${cmp}/engines.md)
+    message(FATAL_ERROR "handoff demo --compare-engines failed (${rc}):\n${stdout}\n${err}")
+  endif()
+  foreach(engine bullet ode ode-quick)
+    if(NOT EXISTS ${cmp}/${engine}/metrics.json)
+      message(FATAL_ERROR "--compare-engines wrote no ${cmp}/${engine}/metrics.json")
+    endif()
+  endforeach()
+  file(READ ${cmp}/engines.md table)
+  # The summary names every engine; Bullet passes every scenario; each scenario's rows carry one
+  # figure per engine (row, threshold, then three engines' cells).
+  if(NOT table MATCHES "\\| bullet \\| 14 / 14 \\|" OR NOT table MATCHES "\\| ode \\| [0-9]+ / 14 \\|"
+     OR NOT table MATCHES "## knockback"
+     OR NOT table MATCHES "\\| handoff\\.no_pop_first_step \\| <= [^|]+\\|[^|]+ pass \\|[^|]+(pass|FAIL\\*\\*) \\|[^|]+(pass|FAIL\\*\\*) \\|")
+    message(FATAL_ERROR "engines.md lacks the engines side by side:\n${table}")
+  endif()
+  message("--compare-engines ok: ${cmp}/engines.md")
+endif()
