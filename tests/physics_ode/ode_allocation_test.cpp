@@ -1,59 +1,18 @@
 // Does ODE allocate inside its step once warmed up? A chain of six jointed capsules (limits
 // +-0.5 rad) and a box dropped onto the ground plane, never sleeping, warmed up for 3 s, then 2 s
 // of steps counted: ODE's own allocator (dAlloc/dRealloc/dFree through counting handlers,
-// physics_ode/ode_internal.h) and every operator new of this process (a counting global operator
-// new in this binary, switched on only while counting). Printed for docs/ARCHITECTURE.md.
+// physics_ode/ode_internal.h) and every operator new of this process (the counting global operator
+// new of tests/support/counting_new.h in this binary). Printed for docs/ARCHITECTURE.md.
 #include "handoff/physics.h"
 #include "handoff/physics_ode.h"
 #include "physics_ode/ode_internal.h"
 #include "physics_ode/ode_scene.h"
+#include "support/counting_new.h"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
-#include <new>
-
-namespace {
-std::atomic<bool> gCounting{false};
-std::atomic<long> gNews{0};
-
-}  // namespace
-
-// Debugging: `break handoffOdeCountedAllocation` in gdb shows who allocates while counting.
-extern "C" __attribute__((noinline)) void handoffOdeCountedAllocation() { asm volatile(""); }
-
-namespace {
-void* countedNew(std::size_t size) {
-  if (gCounting.load(std::memory_order_relaxed)) {
-    gNews.fetch_add(1, std::memory_order_relaxed);
-    handoffOdeCountedAllocation();
-  }
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t size) { return countedNew(size); }
-void* operator new[](std::size_t size) { return countedNew(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-// The nothrow forms too (std::stable_sort's temporary buffer uses them): a sanitizer runtime
-// defines its own, which would pair its allocation with the free above.
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return countedNew(size);
-  } catch (const std::bad_alloc&) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace handoff {
 namespace {
@@ -110,18 +69,20 @@ Counts countSteadySteps(bool exactSolver) {
 
   const int steps = 120;
   ode_detail::countOdeAllocations(true);
-  gNews = 0;
-  gCounting = true;
+  // Debugging: `break handoffCountedAllocation` in gdb shows who allocates while counting.
+  test_support::traceAllocations(true);
+  const long newsBefore = test_support::allocationCount();
   for (int i = 0; i < steps / 2; ++i) world->step(kDt, 2);
-  const long firstHalf = gNews.load();
+  const long firstHalf = test_support::allocationCount() - newsBefore;
   for (int i = steps / 2; i < steps; ++i) world->step(kDt, 2);
-  gCounting = false;
+  const long news = test_support::allocationCount() - newsBefore;
+  test_support::traceAllocations(false);
   const ode_detail::OdeAllocationCounts ode2 = ode_detail::odeAllocationCounts();
   Counts c;
   c.odeAllocations = ode2.allocations;
   c.odeReallocations = ode2.reallocations;
   c.odeFrees = ode2.frees;
-  c.news = gNews.load();
+  c.news = news;
   c.newsFirstHalf = firstHalf;
   c.odeBytesPerStep = static_cast<double>(ode2.bytes) / steps;
   std::printf(
@@ -139,7 +100,7 @@ Counts countSteadySteps(bool exactSolver) {
 // After warm-up ODE's own allocator is not called inside a step (its step arena and the contact
 // joint group's blocks are kept and reused), and what the step allocates through operator new is
 // a constant amount per step, not growth: the two halves of the counted steps allocate the same.
-// Where it comes from is not visible in-process; under gdb (break handoffOdeCountedAllocation)
+// Where it comes from is not visible in-process; under gdb (break handoffCountedAllocation)
 // every one is ODE's dxHashSpace::collide (its AABB vector, per dSpaceCollide call), none the
 // adapter's (docs/ARCHITECTURE.md).
 TEST(OdeAllocation, SteadyStepsAllocateAFixedAmountInsideOde) {

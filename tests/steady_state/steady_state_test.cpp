@@ -2,17 +2,17 @@
 // cycle of every state (frames, a hit and its powered return, a death, the ragdoll, the get-up,
 // the return to animation, a prop dropped and grabbed back, limb lag, a teleport) allocates
 // nothing; and the soak (include/handoff/soak.h) for two game minutes keeps its histories bounded
-// and its live allocations flat after minute 1. A counting global operator new in this binary
-// (its own: it counts every allocation of the process).
+// and its live allocations flat after minute 1. The counting global operator new of
+// tests/support/counting_new.h in this binary (its own: it counts every allocation of the process).
 #include "handoff/controller.h"
 #include "handoff/import.h"
 #include "handoff/physics_bullet.h"
 #include "handoff/recovery.h"
 #include "handoff/soak.h"
+#include "support/counting_new.h"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -20,55 +20,13 @@
 #include <string>
 #include <vector>
 
-namespace {
-std::atomic<long> gNews{0};
-std::atomic<long> gDeletes{0};
-std::atomic<bool> gTrace{false};  // debugging: HANDOFF_TRACE_ALLOCATIONS=1 breaks in traced()
-}  // namespace
-
-extern "C" __attribute__((noinline)) void handoffTracedAllocation() { asm volatile(""); }
-
-namespace {
-void* allocate(std::size_t size) {
-  gNews.fetch_add(1, std::memory_order_relaxed);
-  if (gTrace.load(std::memory_order_relaxed)) handoffTracedAllocation();
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void release(void* p) noexcept {
-  if (p) gDeletes.fetch_add(1, std::memory_order_relaxed);
-  std::free(p);
-}
-}  // namespace
-
-void* operator new(std::size_t size) { return allocate(size); }
-void* operator new[](std::size_t size) { return allocate(size); }
-void operator delete(void* p) noexcept { release(p); }
-void operator delete[](void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t) noexcept { release(p); }
-// The nothrow forms too (std::stable_sort's temporary buffer uses them): a sanitizer runtime
-// defines its own, which would pair its allocation with the free above.
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  try {
-    return allocate(size);
-  } catch (const std::bad_alloc&) {
-    return nullptr;
-  }
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return operator new(size, tag); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
-
 namespace handoff {
 namespace {
 
 constexpr double kDt = 1.0 / 60.0;
 
-long allocations() { return gNews.load(std::memory_order_relaxed); }
-long liveAllocations() {
-  return gNews.load(std::memory_order_relaxed) - gDeletes.load(std::memory_order_relaxed);
-}
+long allocations() { return test_support::allocationCount(); }
+long liveAllocations() { return test_support::liveAllocationCount(); }
 
 /// The DeepMimic runner in its own world with both get-up clips and a sword in the right hand.
 struct Scene {
@@ -170,18 +128,50 @@ struct Scene {
   }
 };
 
+void* volatile gEscaped = nullptr;
+
+// The counter the tests below read counts every form of operator new and delete: without it
+// "allocates nothing" would hold of any code.
+TEST(SteadyState, TheCountingOperatorNewCountsEveryForm) {
+  const long news = allocations();
+  const long live = liveAllocations();
+  auto* one = new int(1);
+  auto* many = new int[4];
+  auto* quiet = new (std::nothrow) int(2);
+  auto* quietMany = new (std::nothrow) int[4];
+  // Escaped, so no compiler elides a new / delete pair (allowed since C++14; clang does).
+  for (void* p : {static_cast<void*>(one), static_cast<void*>(many), static_cast<void*>(quiet),
+                  static_cast<void*>(quietMany)}) {
+    gEscaped = p;
+  }
+  EXPECT_EQ(allocations() - news, 4);
+  EXPECT_EQ(liveAllocations() - live, 4);
+  delete one;
+  delete[] many;
+  operator delete(quiet, std::nothrow);
+  operator delete[](quietMany, std::nothrow);
+  EXPECT_EQ(liveAllocations(), live);
+  {
+    std::vector<double> v(100);  // the library's sized delete
+    gEscaped = v.data();
+  }
+  EXPECT_EQ(allocations() - news, 5);
+  EXPECT_EQ(liveAllocations(), live);
+}
+
 TEST(SteadyState, ASecondCycleOfEveryStateAllocatesNothing) {
   Scene s;
   ASSERT_TRUE(s.start());
   ASSERT_TRUE(s.cycle());  // every state once: rings written, scratch sized
   ASSERT_TRUE(s.cycle());
-  gTrace = std::getenv("HANDOFF_TRACE_ALLOCATIONS") != nullptr;
+  // Debugging: HANDOFF_TRACE_ALLOCATIONS=1 and `break handoffCountedAllocation` in gdb.
+  test_support::traceAllocations(std::getenv("HANDOFF_TRACE_ALLOCATIONS") != nullptr);
   const long before = allocations();
   const std::uint64_t eventsBefore = s.ch->events().total();
   const std::uint64_t handoffsBefore = s.ch->handoffs().total();
   ASSERT_TRUE(s.cycle());
   const long counted = allocations() - before;
-  gTrace = false;
+  test_support::traceAllocations(false);
   std::printf("[ figure ] second cycle: %llu events, %llu commits, %ld allocations (operator new)\n",
               static_cast<unsigned long long>(s.ch->events().total() - eventsBefore),
               static_cast<unsigned long long>(s.ch->handoffs().total() - handoffsBefore), counted);
