@@ -200,6 +200,8 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
     drive_->setEnabled(false);
   }
   if (pins_) listeners_.add(pins_);
+  servoTimeAhead_ = 0.0;
+  if (settings.solver != DriveSolver::Explicit) listeners_.add(&servoLead_);
   // This character's own listener (its drive and pins), beside any other owner's in the world.
   world_->addSubstepListener(&listeners_);
 
@@ -356,7 +358,8 @@ void Character::Impl::updateDriveTargets(double dt) {
     (void)drive_->setTargets(poweredTargets_, jointTargetVelocities_);
     for (size_t j = 0; j < nj; ++j) (void)drive_->setWeight(static_cast<int>(j), jointWeights_[j]);
   } else {
-    driveMotors(MotorOwner::Drive, poweredTargets_, jointTargetVelocities_, jointWeights_);
+    // poweredTargets_ are the pose at the end of the coming step: dt ahead of its first substep.
+    driveMotors(MotorOwner::Drive, poweredTargets_, jointTargetVelocities_, jointWeights_, dt);
   }
   if (pins_) {
     for (size_t p = 0; p < powered_.pins.size(); ++p) {
@@ -367,7 +370,8 @@ void Character::Impl::updateDriveTargets(double dt) {
         v = (animBodies_[b].translation - previousAnimBodies_[b].translation) / dt;
         w = angularVelocity(previousAnimBodies_[b].rotation, animBodies_[b].rotation, dt).omega;
       }
-      (void)pins_->setTarget(static_cast<int>(p), animBodies_[b], v, w);
+      // animBodies_ is the pose at the end of the coming step: dt ahead of its first substep.
+      (void)pins_->setTarget(static_cast<int>(p), animBodies_[b], v, w, dt);
       (void)pins_->setWeight(static_cast<int>(p), bodyWeights_[b] > 0.0 ? pin.weight : 0.0);
     }
   }

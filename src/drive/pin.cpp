@@ -71,17 +71,32 @@ void PinApplier::reset(std::span<const BodyId> bodies, std::span<const PinGains>
 }
 
 bool PinApplier::setTarget(int pin, const Transform& worldFromBody, const Vec3& linearVelocity,
-                           const Vec3& angularVelocity) {
+                           const Vec3& angularVelocity, double timeAhead) {
   assert(pin >= 0 && pin < pinCount() && "PinApplier: pin index out of range");
   if (!isFinite(worldFromBody) || !isFinite(linearVelocity) || !isFinite(angularVelocity) ||
-      glm::dot(worldFromBody.rotation, worldFromBody.rotation) < 1e-12)
+      glm::dot(worldFromBody.rotation, worldFromBody.rotation) < 1e-12 || !std::isfinite(timeAhead) ||
+      timeAhead < 0.0)
     return false;
   Target& t = targets_[static_cast<size_t>(pin)];
   t.worldFromBody = Transform{glm::normalize(worldFromBody.rotation), worldFromBody.translation};
   t.linearVelocity = linearVelocity;
   t.angularVelocity = angularVelocity;
+  t.timeAhead = timeAhead;
   return true;
 }
+
+namespace {
+// The target pose `ahead` seconds before its own time, moved back along its velocities: the
+// position by v ahead, the rotation by the turn omega ahead (world angular velocity).
+Transform poseBefore(const Transform& pose, const Vec3& linearVelocity, const Vec3& angularVelocity,
+                     double ahead) {
+  if (ahead <= 0.0) return pose;
+  const Vec3 turn = angularVelocity * ahead;
+  const double angle = glm::length(turn);
+  const Quat back = angle > 1e-12 ? glm::angleAxis(-angle, turn / angle) : Quat{1, 0, 0, 0};
+  return Transform{glm::normalize(back * pose.rotation), pose.translation - linearVelocity * ahead};
+}
+}  // namespace
 
 bool PinApplier::setWeight(int pin, double weight) {
   assert(pin >= 0 && pin < pinCount() && "PinApplier: pin index out of range");
@@ -104,9 +119,12 @@ void PinApplier::onSubstep(double substepDt) {
     in.worldFromBody = world_.transform(body);
     in.linearVelocity = world_.linearVelocity(body);
     in.angularVelocity = world_.angularVelocity(body);
-    in.target = targets_[i].worldFromBody;
-    in.targetLinearVelocity = targets_[i].linearVelocity;
-    in.targetAngularVelocity = targets_[i].angularVelocity;
+    Target& target = targets_[i];
+    in.target =
+        poseBefore(target.worldFromBody, target.linearVelocity, target.angularVelocity, target.timeAhead);
+    in.targetLinearVelocity = target.linearVelocity;
+    in.targetAngularVelocity = target.angularVelocity;
+    target.timeAhead = std::max(target.timeAhead - substepDt, 0.0);
     in.weight = weights_[i];
     results_[i] = computePin(gains_[i], in);
     const PinOutput& out = results_[i];

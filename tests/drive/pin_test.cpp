@@ -258,5 +258,61 @@ TEST(PinBullet, PinnedRootWithDrivenChild) {
   world->removeSubstepListener(&listeners);
 }
 
+// A body already moving with its target (3.8 m/s, 6 rad/s: a swing foot of a walk), the target set
+// each frame at the pose of the frame's end (what a controller following an animation has): with
+// that time ahead given, the pins do nothing to it; held at the frame's end without it, the first
+// substep pulls it ahead by K v dt h (1600 * 3.8 / 60 / 120 = 0.84 m/s).
+TEST(PinBullet, AMovingTargetSetForTheFrameEndDoesNotPullABodyOnIt) {
+  constexpr double kDt = 1.0 / 60.0;
+  const Vec3 v{3.8, 0.0, 0.0}, w{0.0, 0.0, 6.0};
+  PinGains g;
+  g.linearStiffness = g.angularStiffness = 1600.0;  // PoweredPin's defaults
+  g.linearDamping = g.angularDamping = 80.0;
+  const std::vector<PinGains> gains{g};
+  double firstFrameChange[2] = {0.0, 0.0};
+  for (const bool ahead : {true, false}) {
+    auto world = floatingWorld();
+    const std::vector<BodyId> bodies{capsule(*world, Vec3{0.0, 1.0, 0.0}, 1.1)};
+    world->setLinearVelocity(bodies[0], v);
+    world->setAngularVelocity(bodies[0], w);
+    PinApplier pins(*world, bodies, gains);
+    world->addSubstepListener(&pins);
+    double worstSpeedChange = 0.0, worstAngularChange = 0.0;
+    for (int frame = 0; frame < 30; ++frame) {
+      const Transform now = world->transform(bodies[0]);
+      const double angle = glm::length(w) * kDt;
+      const Transform frameEnd{glm::normalize(glm::angleAxis(angle, kZ) * now.rotation),
+                               now.translation + v * kDt};
+      ASSERT_TRUE(pins.setTarget(0, frameEnd, v, w, ahead ? kDt : 0.0));
+      world->step(kDt, 2);
+      worstSpeedChange = std::max(worstSpeedChange, glm::length(world->linearVelocity(bodies[0]) - v));
+      worstAngularChange = std::max(worstAngularChange, glm::length(world->angularVelocity(bodies[0]) - w));
+      if (frame == 0) firstFrameChange[ahead ? 0 : 1] = worstSpeedChange;
+    }
+    std::printf(
+        "[ pin ] target %s: worst velocity change %.3g m/s, angular %.3g rad/s over 30 frames; pins' "
+        "impulse %.3g N s\n",
+        ahead ? "a frame ahead, given" : "held at the frame's end", worstSpeedChange, worstAngularChange,
+        pins.externalLinearImpulseApplied());
+    if (ahead) {
+      // Single-precision Bullet keeps the pose in float (measured 4e-7 m/s and 2e-6 rad/s).
+      EXPECT_LT(worstSpeedChange, test::kBulletDouble ? 1e-6 : 1e-4);
+      EXPECT_LT(worstAngularChange, test::kBulletDouble ? 1e-6 : 1e-4);
+    }
+    world->removeSubstepListener(&pins);
+  }
+  // Held at the frame's end: the first substep (h = dt / 2) adds K v dt h = 0.844 m/s, the second
+  // takes (K (v h - 0.844 h) - D 0.844) h = -0.235 back: 0.610 m/s after the frame.
+  const double h = kDt / 2.0, first = 1600.0 * 3.8 * kDt * h;
+  EXPECT_NEAR(firstFrameChange[1], first + (1600.0 * (3.8 - first) * h - 80.0 * first) * h, 0.01);
+  EXPECT_GT(firstFrameChange[1], 10.0 * firstFrameChange[0]);
+  // Bad values are refused, the target unchanged.
+  auto world = floatingWorld();
+  const std::vector<BodyId> bodies{capsule(*world, Vec3{0.0, 1.0, 0.0}, 1.0)};
+  PinApplier pins(*world, bodies, gains);
+  EXPECT_FALSE(pins.setTarget(0, Transform{}, Vec3{0.0}, Vec3{0.0}, -0.1));
+  EXPECT_FALSE(pins.setTarget(0, Transform{}, Vec3{0.0}, Vec3{0.0}, std::nan("")));
+}
+
 }  // namespace
 }  // namespace handoff
