@@ -155,10 +155,27 @@ double wrapToPi(double a) {
   return a <= -kPi ? a + 2.0 * kPi : a;
 }
 
-// The rotation left between `target` and the joint angles: e with target = exp(e) q(angles), in
-// J_A. Its length is the angle between the two rotations.
-Vec3 angleResidual(const Quat& target, const Vec3& angles) {
-  return toRotationVector(shortArc(target * glm::conjugate(fromJointAngles(angles))));
+// sin and cos of half of each joint angle, as glm::angleAxis computes them in fromJointAngles.
+struct HalfAngles {
+  double s[3];
+  double c[3];
+  void set(int axis, double angle) {
+    s[axis] = std::sin(angle * 0.5);
+    c[axis] = std::cos(angle * 0.5);
+  }
+};
+
+// fromJointAngles from the half angles' sines and cosines: the same operations on the same values
+// as angleAxis(x, X) * angleAxis(y, Y) * angleAxis(z, Z), so the same quaternion bit for bit.
+Quat fromHalfAngles(const HalfAngles& h) {
+  return Quat(h.c[0], Vec3{1.0, 0.0, 0.0} * h.s[0]) * Quat(h.c[1], Vec3{0.0, 1.0, 0.0} * h.s[1]) *
+         Quat(h.c[2], Vec3{0.0, 0.0, 1.0} * h.s[2]);
+}
+
+// The rotation left between `target` and the joint angles (given by their half angles): e with
+// target = exp(e) q(angles), in J_A. Its length is the angle between the two rotations.
+Vec3 angleResidual(const Quat& target, const HalfAngles& h) {
+  return toRotationVector(shortArc(target * glm::conjugate(fromHalfAngles(h))));
 }
 
 // Box of one axis for the projection: locked axes stay where they are (fixed), limited axes
@@ -174,7 +191,9 @@ double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
 // and Z axes by the gimbal lock, and halves the step until the residual drops.
 Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper, double* cost) {
   constexpr int kIterations = 8;
-  Vec3 e = angleResidual(target, angles);
+  HalfAngles half;
+  for (int i = 0; i < 3; ++i) half.set(i, angles[i]);
+  Vec3 e = angleResidual(target, half);
   double current = glm::dot(e, e);
   for (int iteration = 0; iteration < kIterations && current > 1e-24; ++iteration) {
     Vec3 axes[3];
@@ -203,11 +222,23 @@ Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const
     for (double scale = 1.0; scale > 1e-3; scale *= 0.5) {
       Vec3 next = angles;
       for (int i = 0; i < 3; ++i) next[i] = boxed(angles[i] + scale * step[i], i, lower, upper);
-      const Vec3 nextE = angleResidual(target, next);
+      // A step that leaves every angle as it is, bit for bit (locked and pinned axes, or a step
+      // below half an ulp), costs what the current angles cost: no improvement, and none at the
+      // smaller scales either (scale * step only shrinks toward zero, and a rounded sum and the
+      // clamp to a bound the angle is on are monotonic), so the line search ends here as it
+      // would have after all its halvings. Half of the search's evaluations were such steps.
+      if (sameBits(next, angles)) break;
+      // The half angles of the axes the step leaves alone are those of the current angles.
+      HalfAngles nextHalf = half;
+      for (int i = 0; i < 3; ++i) {
+        if (!sameBits(next[i], angles[i])) nextHalf.set(i, next[i]);
+      }
+      const Vec3 nextE = angleResidual(target, nextHalf);
       const double nextCost = glm::dot(nextE, nextE);
       if (nextCost < current) {
         const bool converged = glm::length(next - angles) < 1e-10;
         angles = next;
+        half = nextHalf;
         e = nextE;
         current = nextCost;
         improved = !converged;
@@ -363,9 +394,60 @@ double jointInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA, 
 
 namespace {
 
+// atan on [0, 1], Abramowitz and Stegun 4.4.49: |error| <= 1e-5 (1.15e-5 measured with the
+// coefficients as printed). Only for the conservative test below, never for a result.
+double atanUnit(double t) {
+  const double t2 = t * t;
+  return t * (0.9998660 + t2 * (-0.3302995 + t2 * (0.1801410 + t2 * (-0.0851330 + t2 * 0.0208351))));
+}
+
+// atan2 within 2e-5 rad of std::atan2 wherever |result| < pi - 2e-5 (where the two do not
+// straddle the +-pi cut). No libm call.
+double roughAtan2(double y, double x) {
+  const double ay = std::abs(y), ax = std::abs(x);
+  if (!(ax > 0.0 || ay > 0.0)) return 0.0;
+  double a = ay <= ax ? atanUnit(ay / ax) : 0.5 * kPi - atanUnit(ax / ay);
+  if (x < 0.0) a = kPi - a;
+  return y < 0.0 ? -a : a;
+}
+
+// Whether a target's rough angle `rough` lies inside [lower, upper] by more than the rough
+// angles' error many times over (free axes: anywhere).
+bool roughlyInside(double rough, double lower, double upper) {
+  constexpr double kMargin = 1e-4;  // [rad], 5x the error of roughAtan2
+  return !axisLimited(lower, upper) || (rough >= lower + kMargin && rough <= upper - kMargin);
+}
+
+// True only when nearestAdmissibleFrom(target, jointAngles(target), ...) would return
+// jointAngles(target) itself with no axis clamped: the joint has no locked axis, and the target's
+// joint angles, computed roughly without libm (within 2e-5 rad), lie inside every limited axis by
+// more than 1e-4 rad, away from the gimbal lock (|sin y| < 0.99) and from the +-pi cut of x and z.
+// The drive then aims at the target itself, bit for bit as the search would have it. A target near
+// a limit, past one, or near the lock answers false: the caller runs the search (conservative).
+bool provablyAdmissible(const DriveJoint& joint, const Quat& target) {
+  const Vec3& lower = joint.angularLower;
+  const Vec3& upper = joint.angularUpper;
+  if (axisLocked(lower.x, upper.x) || axisLocked(lower.y, upper.y) || axisLocked(lower.z, upper.z))
+    return false;
+  // The matrix elements jointAngles reads (the same arithmetic: the same values).
+  const glm::dmat3 m = glm::mat3_cast(normalizeOrIdentity(target));
+  const auto r = [&m](int row, int col) { return m[col][row]; };
+  const double sinY = r(0, 2);
+  if (!(std::abs(sinY) < 0.99)) return false;
+  constexpr double kCut = kPi - 1e-3;
+  const double x = roughAtan2(-r(1, 2), r(2, 2));
+  const double z = roughAtan2(-r(0, 1), r(0, 0));
+  const double y = roughAtan2(sinY, std::sqrt(1.0 - sinY * sinY));  // asin, cos y >= 0.14
+  return std::abs(x) < kCut && std::abs(z) < kCut && roughlyInside(x, lower.x, upper.x) &&
+         roughlyInside(y, lower.y, upper.y) && roughlyInside(z, lower.z, upper.z);
+}
+
 // computeJointDrive, with a memo of the admissible target (ExplicitDrive) or without (null).
+// `angles` false: the caller reads torqueWorld alone (DriveJob without details), so a target
+// provablyAdmissible() skips the joint angles and the search; out.currentAngles and
+// out.targetAngles are then left zero.
 JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
-                            drive_detail::AdmissibleTarget* memo) {
+                            drive_detail::AdmissibleTarget* memo, bool angles = true) {
   JointDriveOutput out;
   if (!isFinite(in.worldFromBodyA) || !isFinite(in.worldFromBodyB) || !isFinite(in.angularVelocityA) ||
       !isFinite(in.angularVelocityB) || !isFinite(in.target) || !isFinite(in.targetVelocity) ||
@@ -376,6 +458,16 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
   const Quat worldFromJointA = in.worldFromBodyA * joint.bodyAFromJoint;
   const Quat worldFromJointB = in.worldFromBodyB * joint.bodyBFromJoint;
   const Quat qRel = glm::conjugate(worldFromJointA) * worldFromJointB;
+  if (!angles && memo == nullptr && provablyAdmissible(joint, in.target)) {
+    // As below with rawTargetAngles == out.targetAngles, adjusted all false: target = in.target
+    // and admissibleTargetVelocity returns in.targetVelocity unchanged.
+    out.error = toRotationVector(shortArc(in.target * glm::conjugate(qRel)));
+    out.relativeVelocity = glm::conjugate(worldFromJointA) * (in.angularVelocityB - in.angularVelocityA);
+    out.torque = driveTorque(out.error, out.relativeVelocity, in.targetVelocity,
+                             weightedGains(joint.gains, in.weight), &out.saturated);
+    out.torqueWorld = worldFromJointA * out.torque;
+    return out;
+  }
 
   // Per-DOF handling in the joint's own angle convention (the one its limits use).
   out.currentAngles = jointAngles(qRel);
@@ -457,7 +549,7 @@ bool DriveJob::run() const {
     in.target = jointTargets[i];
     in.targetVelocity = targetVelocities.empty() ? Vec3{0.0} : targetVelocities[i];
     in.weight = weights.empty() ? 1.0 : weights[i];
-    const JointDriveOutput out = computeJointDrive(j, in);
+    const JointDriveOutput out = jointDrive(j, in, nullptr, !details.empty());
     torquesWorld[i] = out.torqueWorld;
     if (!details.empty()) details[i] = out;
   }
