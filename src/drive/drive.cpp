@@ -18,12 +18,13 @@ bool axisLimited(double lower, double upper) { return lower < upper; }
 
 // Columns of the map from joint-angle rates to the angular velocity in J_A for
 // q = Rx(a) * Ry(b) * Rz(c): omega = da * x + db * Rx(a) y + dc * Rx(a) Ry(b) z.
-void rateAxes(const Vec3& angles, Vec3 axes[3]) {
-  const double sa = std::sin(angles.x), ca = std::cos(angles.x);
-  const double sb = std::sin(angles.y), cb = std::cos(angles.y);
+void rateAxes(double sa, double ca, double sb, double cb, Vec3 axes[3]) {
   axes[0] = Vec3{1.0, 0.0, 0.0};
   axes[1] = Vec3{0.0, ca, sa};
   axes[2] = Vec3{sb, -sa * cb, ca * cb};
+}
+void rateAxes(const Vec3& angles, Vec3 axes[3]) {
+  rateAxes(std::sin(angles.x), std::cos(angles.x), std::sin(angles.y), std::cos(angles.y), axes);
 }
 
 // Joint-angle rates of an angular velocity in J_A at `angles` (the inverse of rateAxes). Callers
@@ -155,6 +156,19 @@ double wrapToPi(double a) {
   return a <= -kPi ? a + 2.0 * kPi : a;
 }
 
+// toRotationVector(shortArc(q)) with math.cpp's arithmetic step for step (so the same bits), here
+// where the compiler can inline it into the search's loop: the call and its shortArc call were a
+// tenth of DriveJob's time. The bit-identity tests (tests/drive/drive_job_bits_test.cpp) compare
+// with the library's own toRotationVector.
+inline Vec3 shortArcRotationVector(const Quat& q) {
+  const Quat p = q.w < 0.0 ? -q : q;
+  const Vec3 v{p.x, p.y, p.z};
+  const double sinHalf = glm::length(v);
+  if (sinHalf < 1e-12) return Vec3{0.0};  // math.cpp's kSmallAngleSin
+  const double angle = 2.0 * std::atan2(sinHalf, p.w);
+  return v * (angle / sinHalf);
+}
+
 // sin and cos of half of each joint angle, as glm::angleAxis computes them in fromJointAngles.
 struct HalfAngles {
   double s[3];
@@ -175,7 +189,7 @@ Quat fromHalfAngles(const HalfAngles& h) {
 // The rotation left between `target` and the joint angles (given by their half angles): e with
 // target = exp(e) q(angles), in J_A. Its length is the angle between the two rotations.
 Vec3 angleResidual(const Quat& target, const HalfAngles& h) {
-  return toRotationVector(shortArc(target * glm::conjugate(fromHalfAngles(h))));
+  return shortArcRotationVector(target * glm::conjugate(fromHalfAngles(h)));
 }
 
 // Box of one axis for the projection: locked axes stay where they are (fixed), limited axes
@@ -189,15 +203,18 @@ double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
 // (rateAxes), so each step solves min |e - J d| over the axes free to move (an axis on a bound
 // that the gradient pushes outward stays there), with a little damping for the near-parallel X
 // and Z axes by the gimbal lock, and halves the step until the residual drops.
-Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper, double* cost) {
+[[gnu::flatten]] Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper,
+                                        double* cost) {
   constexpr int kIterations = 8;
   HalfAngles half;
   for (int i = 0; i < 3; ++i) half.set(i, angles[i]);
   Vec3 e = angleResidual(target, half);
   double current = glm::dot(e, e);
+  // sin and cos of x and y for rateAxes, recomputed when a step moves them (a hinge's never move).
+  double sa = std::sin(angles.x), ca = std::cos(angles.x), sb = std::sin(angles.y), cb = std::cos(angles.y);
   for (int iteration = 0; iteration < kIterations && current > 1e-24; ++iteration) {
     Vec3 axes[3];
-    rateAxes(angles, axes);
+    rateAxes(sa, ca, sb, cb, axes);
     const glm::dmat3 jacobian(axes[0], axes[1], axes[2]);  // columns
     const Vec3 gradient = glm::transpose(jacobian) * e;    // descent direction of |e - J d|^2
     glm::dmat3 normal = glm::transpose(jacobian) * jacobian;
@@ -237,6 +254,8 @@ Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const
       const double nextCost = glm::dot(nextE, nextE);
       if (nextCost < current) {
         const bool converged = glm::length(next - angles) < 1e-10;
+        if (!sameBits(next.x, angles.x)) sa = std::sin(next.x), ca = std::cos(next.x);
+        if (!sameBits(next.y, angles.y)) sb = std::sin(next.y), cb = std::cos(next.y);
         angles = next;
         half = nextHalf;
         e = nextE;
@@ -444,8 +463,8 @@ bool provablyAdmissible(const DriveJoint& joint, const Quat& target) {
 
 // computeJointDrive, with a memo of the admissible target (ExplicitDrive) or without (null).
 // `angles` false: the caller reads torqueWorld alone (DriveJob without details), so a target
-// provablyAdmissible() skips the joint angles and the search; out.currentAngles and
-// out.targetAngles are then left zero.
+// provablyAdmissible() skips the joint angles and the search, and a joint without locked axes the
+// current angles; out.currentAngles and out.targetAngles are then not all written (zero).
 JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
                             drive_detail::AdmissibleTarget* memo, bool angles = true) {
   JointDriveOutput out;
@@ -461,7 +480,7 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
   if (!angles && memo == nullptr && provablyAdmissible(joint, in.target)) {
     // As below with rawTargetAngles == out.targetAngles, adjusted all false: target = in.target
     // and admissibleTargetVelocity returns in.targetVelocity unchanged.
-    out.error = toRotationVector(shortArc(in.target * glm::conjugate(qRel)));
+    out.error = shortArcRotationVector(in.target * glm::conjugate(qRel));
     out.relativeVelocity = glm::conjugate(worldFromJointA) * (in.angularVelocityB - in.angularVelocityA);
     out.torque = driveTorque(out.error, out.relativeVelocity, in.targetVelocity,
                              weightedGains(joint.gains, in.weight), &out.saturated);
@@ -469,8 +488,13 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
     return out;
   }
 
-  // Per-DOF handling in the joint's own angle convention (the one its limits use).
-  out.currentAngles = jointAngles(qRel);
+  // Per-DOF handling in the joint's own angle convention (the one its limits use). The current
+  // angles enter the admissible target about locked axes alone: without locked axes and without
+  // details they are not computed (nearestAdmissibleFrom reads lockedAngles about locked axes only).
+  const bool anyLocked = axisLocked(joint.angularLower.x, joint.angularUpper.x) ||
+                         axisLocked(joint.angularLower.y, joint.angularUpper.y) ||
+                         axisLocked(joint.angularLower.z, joint.angularUpper.z);
+  if (angles || anyLocked) out.currentAngles = jointAngles(qRel);
   // The admissible target depends on the target and on the current angles about locked axes only
   // (nearestAdmissibleAngles): a memo with the same inputs holds the same values.
   Vec3 locked{0.0};
@@ -496,8 +520,7 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
       *memo = {true, in.target, locked, rawTargetAngles, out.targetAngles, adjusted, target};
   }
 
-  const Quat qError = shortArc(target * glm::conjugate(qRel));
-  out.error = toRotationVector(qError);
+  out.error = shortArcRotationVector(target * glm::conjugate(qRel));
   out.relativeVelocity = glm::conjugate(worldFromJointA) * (in.angularVelocityB - in.angularVelocityA);
   const Vec3 targetVelocity =
       admissibleTargetVelocity(in.targetVelocity, rawTargetAngles, out.targetAngles, adjusted);
