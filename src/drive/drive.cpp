@@ -204,7 +204,7 @@ double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
 // that the gradient pushes outward stays there), with a little damping for the near-parallel X
 // and Z axes by the gimbal lock, and halves the step until the residual drops.
 [[gnu::flatten]] Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper,
-                                        double* cost) {
+                                        double* cost, Quat* rotation) {
   constexpr int kIterations = 8;
   HalfAngles half;
   for (int i = 0; i < 3; ++i) half.set(i, angles[i]);
@@ -267,18 +267,23 @@ double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
     if (!improved) break;
   }
   if (cost) *cost = current;
+  *rotation = fromHalfAngles(half);  // fromJointAngles(angles), bit for bit
   return angles;
 }
 
 // nearestAdmissibleAngles with the target's joint angles already known (raw = jointAngles(target)):
-// computeJointDrive needs them too and computes them once.
+// computeJointDrive needs them too and computes them once. `rotation` (optional) receives
+// fromJointAngles(result), bit for bit, when the search ran (`*searched` true); the search has the
+// sines it needs at hand.
 Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lockedAngles, const Vec3& lower,
-                           const Vec3& upper, glm::bvec3* clampedAxes) {
+                           const Vec3& upper, glm::bvec3* clampedAxes, Quat* rotation = nullptr,
+                           bool* searched = nullptr) {
   glm::bvec3 clamped{false};
   Vec3 perAxis = admissibleTargetAngles(raw, lockedAngles, lower, upper, &clamped);
   bool limitedClamped = false;
   for (int i = 0; i < 3; ++i)
     limitedClamped = limitedClamped || (axisLimited(lower[i], upper[i]) && clamped[i]);
+  if (searched) *searched = limitedClamped;
   if (!limitedClamped) {
     if (clampedAxes) *clampedAxes = clamped;
     return perAxis;
@@ -293,22 +298,27 @@ Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lock
     if (axisLocked(lower[i], upper[i])) unlocked[i] = lockedAngles[i];
   }
   const Quat goal = unlocked == raw ? target : fromJointAngles(unlocked);
-  const Vec3 branch{wrapToPi(unlocked.x + kPi), wrapToPi(kPi - unlocked.y), wrapToPi(unlocked.z + kPi)};
-  Vec3 other = branch;
-  for (int i = 0; i < 3; ++i) {
-    other[i] = axisLocked(lower[i], upper[i]) ? lockedAngles[i] : boxed(branch[i], i, lower, upper);
-  }
   // The other branch only near the lock (|y| > 1 rad: elsewhere its Y lies past pi - 1 = 2.1 rad,
   // beyond any Y limit the builder makes, |y| <= 1.4) and when the first start leaves the target
   // more than 0.2 rad away: it halves the cost of the common case.
   constexpr double kBranchY = 1.0, kBranchTry = 0.2;  // [rad]
   double costA = 0.0, costB = 0.0;
-  const Vec3 a = projectOntoLimits(goal, perAxis, lower, upper, &costA);
+  Quat rotationA, rotationB;
+  const Vec3 a = projectOntoLimits(goal, perAxis, lower, upper, &costA, &rotationA);
   Vec3 out = a;
   if (std::abs(unlocked.y) > kBranchY && costA > kBranchTry * kBranchTry) {
-    const Vec3 b = projectOntoLimits(goal, other, lower, upper, &costB);
-    if (costB < costA) out = b;
+    const Vec3 branch{wrapToPi(unlocked.x + kPi), wrapToPi(kPi - unlocked.y), wrapToPi(unlocked.z + kPi)};
+    Vec3 other = branch;
+    for (int i = 0; i < 3; ++i) {
+      other[i] = axisLocked(lower[i], upper[i]) ? lockedAngles[i] : boxed(branch[i], i, lower, upper);
+    }
+    const Vec3 b = projectOntoLimits(goal, other, lower, upper, &costB, &rotationB);
+    if (costB < costA) {
+      out = b;
+      rotationA = rotationB;
+    }
   }
+  if (rotation) *rotation = rotationA;
   for (int i = 0; i < 3; ++i) {
     clamped[i] = axisLocked(lower[i], upper[i]) ||
                  (axisLimited(lower[i], upper[i]) && (out[i] == lower[i] || out[i] == upper[i]));
@@ -465,8 +475,8 @@ bool provablyAdmissible(const DriveJoint& joint, const Quat& target) {
 // `angles` false: the caller reads torqueWorld alone (DriveJob without details), so a target
 // provablyAdmissible() skips the joint angles and the search, and a joint without locked axes the
 // current angles; out.currentAngles and out.targetAngles are then not all written (zero).
-JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
-                            drive_detail::AdmissibleTarget* memo, bool angles = true) {
+[[gnu::flatten]] JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
+                                             drive_detail::AdmissibleTarget* memo, bool angles = true) {
   JointDriveOutput out;
   if (!isFinite(in.worldFromBodyA) || !isFinite(in.worldFromBodyB) || !isFinite(in.angularVelocityA) ||
       !isFinite(in.angularVelocityB) || !isFinite(in.target) || !isFinite(in.targetVelocity) ||
@@ -511,11 +521,14 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
     target = memo->target;
   } else {
     rawTargetAngles = jointAngles(in.target);
-    out.targetAngles = nearestAdmissibleFrom(in.target, rawTargetAngles, out.currentAngles,
-                                             joint.angularLower, joint.angularUpper, &adjusted);
+    Quat searchedRotation;
+    bool searched = false;
+    out.targetAngles =
+        nearestAdmissibleFrom(in.target, rawTargetAngles, out.currentAngles, joint.angularLower,
+                              joint.angularUpper, &adjusted, &searchedRotation, &searched);
     // Unchanged angles: keep the given quaternion bit for bit (no round trip through angles).
     const bool changed = out.targetAngles != rawTargetAngles;
-    target = changed ? fromJointAngles(out.targetAngles) : in.target;
+    target = !changed ? in.target : searched ? searchedRotation : fromJointAngles(out.targetAngles);
     if (memo != nullptr)
       *memo = {true, in.target, locked, rawTargetAngles, out.targetAngles, adjusted, target};
   }
