@@ -23,15 +23,19 @@ void rateAxes(double sa, double ca, double sb, double cb, Vec3 axes[3]) {
   axes[1] = Vec3{0.0, ca, sa};
   axes[2] = Vec3{sb, -sa * cb, ca * cb};
 }
-void rateAxes(const Vec3& angles, Vec3 axes[3]) {
-  rateAxes(std::sin(angles.x), std::cos(angles.x), std::sin(angles.y), std::cos(angles.y), axes);
+
+// sin and cos of joint angles x (a) and y (b), what rateAxes and jointAngleRates use.
+struct AngleTrig {
+  double sa, ca, sb, cb;
+};
+AngleTrig angleTrig(const Vec3& angles) {
+  return {std::sin(angles.x), std::cos(angles.x), std::sin(angles.y), std::cos(angles.y)};
 }
 
-// Joint-angle rates of an angular velocity in J_A at `angles` (the inverse of rateAxes). Callers
-// check the gimbal lock (|cos angles.y| >= kGimbalCos) first.
-Vec3 jointAngleRates(const Vec3& w, const Vec3& angles) {
-  const double sa = std::sin(angles.x), ca = std::cos(angles.x);
-  const double sb = std::sin(angles.y), cb = std::cos(angles.y);
+// Joint-angle rates of an angular velocity in J_A at the angles of `t` (the inverse of rateAxes).
+// Callers check the gimbal lock (|cos angles.y| >= kGimbalCos) first.
+Vec3 jointAngleRates(const Vec3& w, const AngleTrig& t) {
+  const double sa = t.sa, ca = t.ca, sb = t.sb, cb = t.cb;
   Vec3 rates;
   rates.z = (-w.y * sa + w.z * ca) / cb;
   rates.y = w.y * ca + w.z * sa;
@@ -204,7 +208,7 @@ double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
 // that the gradient pushes outward stays there), with a little damping for the near-parallel X
 // and Z axes by the gimbal lock, and halves the step until the residual drops.
 [[gnu::flatten]] Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper,
-                                        double* cost, Quat* rotation) {
+                                        double* cost, Quat* rotation, AngleTrig* trig) {
   constexpr int kIterations = 8;
   HalfAngles half;
   for (int i = 0; i < 3; ++i) half.set(i, angles[i]);
@@ -268,22 +272,26 @@ double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
   }
   if (cost) *cost = current;
   *rotation = fromHalfAngles(half);  // fromJointAngles(angles), bit for bit
+  *trig = {sa, ca, sb, cb};          // angleTrig(angles), bit for bit
   return angles;
 }
 
 // nearestAdmissibleAngles with the target's joint angles already known (raw = jointAngles(target)):
-// computeJointDrive needs them too and computes them once. `rotation` (optional) receives
-// fromJointAngles(result), bit for bit, when the search ran (`*searched` true); the search has the
-// sines it needs at hand.
+// computeJointDrive needs them too and computes them once. `searched` (optional) receives, when
+// the search ran (searched->ran), fromJointAngles(result) and angleTrig(result), bit for bit: the
+// search has the sines and cosines at hand.
+struct Searched {
+  bool ran = false;
+  Quat rotation{1.0, 0.0, 0.0, 0.0};
+  AngleTrig trig{};
+};
 Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lockedAngles, const Vec3& lower,
-                           const Vec3& upper, glm::bvec3* clampedAxes, Quat* rotation = nullptr,
-                           bool* searched = nullptr) {
+                           const Vec3& upper, glm::bvec3* clampedAxes, Searched* searched = nullptr) {
   glm::bvec3 clamped{false};
   Vec3 perAxis = admissibleTargetAngles(raw, lockedAngles, lower, upper, &clamped);
   bool limitedClamped = false;
   for (int i = 0; i < 3; ++i)
     limitedClamped = limitedClamped || (axisLimited(lower[i], upper[i]) && clamped[i]);
-  if (searched) *searched = limitedClamped;
   if (!limitedClamped) {
     if (clampedAxes) *clampedAxes = clamped;
     return perAxis;
@@ -303,8 +311,9 @@ Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lock
   // more than 0.2 rad away: it halves the cost of the common case.
   constexpr double kBranchY = 1.0, kBranchTry = 0.2;  // [rad]
   double costA = 0.0, costB = 0.0;
-  Quat rotationA, rotationB;
-  const Vec3 a = projectOntoLimits(goal, perAxis, lower, upper, &costA, &rotationA);
+  Searched resultA, resultB;
+  resultA.ran = resultB.ran = true;
+  const Vec3 a = projectOntoLimits(goal, perAxis, lower, upper, &costA, &resultA.rotation, &resultA.trig);
   Vec3 out = a;
   if (std::abs(unlocked.y) > kBranchY && costA > kBranchTry * kBranchTry) {
     const Vec3 branch{wrapToPi(unlocked.x + kPi), wrapToPi(kPi - unlocked.y), wrapToPi(unlocked.z + kPi)};
@@ -312,13 +321,13 @@ Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lock
     for (int i = 0; i < 3; ++i) {
       other[i] = axisLocked(lower[i], upper[i]) ? lockedAngles[i] : boxed(branch[i], i, lower, upper);
     }
-    const Vec3 b = projectOntoLimits(goal, other, lower, upper, &costB, &rotationB);
+    const Vec3 b = projectOntoLimits(goal, other, lower, upper, &costB, &resultB.rotation, &resultB.trig);
     if (costB < costA) {
       out = b;
-      rotationA = rotationB;
+      resultA = resultB;
     }
   }
-  if (rotation) *rotation = rotationA;
+  if (searched) *searched = resultA;
   for (int i = 0; i < 3; ++i) {
     clamped[i] = axisLocked(lower[i], upper[i]) ||
                  (axisLimited(lower[i], upper[i]) && (out[i] == lower[i] || out[i] == upper[i]));
@@ -334,20 +343,32 @@ Vec3 nearestAdmissibleAngles(const Quat& target, const Vec3& lockedAngles, const
   return nearestAdmissibleFrom(target, jointAngles(target), lockedAngles, lower, upper, clampedAxes);
 }
 
-Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
-                              const Vec3& admissibleAngles, glm::bvec3 removeAxes) {
+namespace {
+
+// admissibleTargetVelocity, with angleTrig(admissibleAngles) when known (null: computed); each sine
+// and cosine computed once (the same values as the calls it replaces).
+Vec3 admissibleVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles, const Vec3& admissibleAngles,
+                        glm::bvec3 removeAxes, const AngleTrig* admissibleTrig) {
   if (!glm::any(removeAxes) || targetVelocity == Vec3{0.0}) return targetVelocity;
-  if (std::abs(std::cos(rawTargetAngles.y)) < kGimbalCos ||
-      std::abs(std::cos(admissibleAngles.y)) < kGimbalCos)
-    return Vec3{0.0};
+  const AngleTrig raw = angleTrig(rawTargetAngles);
+  if (std::abs(raw.cb) < kGimbalCos) return Vec3{0.0};
+  const AngleTrig admissible = admissibleTrig != nullptr ? *admissibleTrig : angleTrig(admissibleAngles);
+  if (std::abs(admissible.cb) < kGimbalCos) return Vec3{0.0};
   // Joint-angle rates of the raw target (omega = J(raw) * rates, see rateAxes).
-  Vec3 rates = jointAngleRates(targetVelocity, rawTargetAngles);
+  Vec3 rates = jointAngleRates(targetVelocity, raw);
   for (int i = 0; i < 3; ++i) {
     if (removeAxes[i]) rates[i] = 0.0;
   }
   Vec3 axes[3];
-  rateAxes(admissibleAngles, axes);
+  rateAxes(admissible.sa, admissible.ca, admissible.sb, admissible.cb, axes);
   return axes[0] * rates.x + axes[1] * rates.y + axes[2] * rates.z;
+}
+
+}  // namespace
+
+Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
+                              const Vec3& admissibleAngles, glm::bvec3 removeAxes) {
+  return admissibleVelocity(targetVelocity, rawTargetAngles, admissibleAngles, removeAxes, nullptr);
 }
 
 Vec3 driveTorque(const Vec3& error, const Vec3& relativeVelocity, const Vec3& targetVelocity,
@@ -514,6 +535,7 @@ bool provablyAdmissible(const DriveJoint& joint, const Quat& target) {
   Vec3 rawTargetAngles;
   glm::bvec3 adjusted{false};
   Quat target;
+  Searched searched;  // the search's rotation and sines when it ran (not with the memo)
   if (memo != nullptr && memo->known && sameBits(memo->given, in.target) && sameBits(memo->locked, locked)) {
     rawTargetAngles = memo->raw;
     out.targetAngles = memo->angles;
@@ -521,22 +543,19 @@ bool provablyAdmissible(const DriveJoint& joint, const Quat& target) {
     target = memo->target;
   } else {
     rawTargetAngles = jointAngles(in.target);
-    Quat searchedRotation;
-    bool searched = false;
-    out.targetAngles =
-        nearestAdmissibleFrom(in.target, rawTargetAngles, out.currentAngles, joint.angularLower,
-                              joint.angularUpper, &adjusted, &searchedRotation, &searched);
+    out.targetAngles = nearestAdmissibleFrom(in.target, rawTargetAngles, out.currentAngles,
+                                             joint.angularLower, joint.angularUpper, &adjusted, &searched);
     // Unchanged angles: keep the given quaternion bit for bit (no round trip through angles).
     const bool changed = out.targetAngles != rawTargetAngles;
-    target = !changed ? in.target : searched ? searchedRotation : fromJointAngles(out.targetAngles);
+    target = !changed ? in.target : searched.ran ? searched.rotation : fromJointAngles(out.targetAngles);
     if (memo != nullptr)
       *memo = {true, in.target, locked, rawTargetAngles, out.targetAngles, adjusted, target};
   }
 
   out.error = shortArcRotationVector(target * glm::conjugate(qRel));
   out.relativeVelocity = glm::conjugate(worldFromJointA) * (in.angularVelocityB - in.angularVelocityA);
-  const Vec3 targetVelocity =
-      admissibleTargetVelocity(in.targetVelocity, rawTargetAngles, out.targetAngles, adjusted);
+  const Vec3 targetVelocity = admissibleVelocity(in.targetVelocity, rawTargetAngles, out.targetAngles,
+                                                 adjusted, searched.ran ? &searched.trig : nullptr);
 
   out.torque = driveTorque(out.error, out.relativeVelocity, targetVelocity,
                            weightedGains(joint.gains, in.weight), &out.saturated);
@@ -776,7 +795,7 @@ JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& ta
   // A moving target: its joint-angle rates on the open axes whose target was not clamped (a
   // clamped target does not move); none near gimbal lock, where the rates are undefined.
   if (isFinite(targetVelocity) && targetVelocity != Vec3{0.0} && std::abs(std::cos(raw.y)) >= kGimbalCos) {
-    const Vec3 rates = jointAngleRates(targetVelocity, raw);
+    const Vec3 rates = jointAngleRates(targetVelocity, angleTrig(raw));
     for (int i = 0; i < 3; ++i) {
       const bool moving = motor.stiffness[i] > 0.0 || motor.damping[i] > 0.0;
       motor.targetRates[i] = moving && (nearest ? !clamped[i] : angles[i] == raw[i]) ? rates[i] : 0.0;
