@@ -18,19 +18,24 @@ bool axisLimited(double lower, double upper) { return lower < upper; }
 
 // Columns of the map from joint-angle rates to the angular velocity in J_A for
 // q = Rx(a) * Ry(b) * Rz(c): omega = da * x + db * Rx(a) y + dc * Rx(a) Ry(b) z.
-void rateAxes(const Vec3& angles, Vec3 axes[3]) {
-  const double sa = std::sin(angles.x), ca = std::cos(angles.x);
-  const double sb = std::sin(angles.y), cb = std::cos(angles.y);
+void rateAxes(double sa, double ca, double sb, double cb, Vec3 axes[3]) {
   axes[0] = Vec3{1.0, 0.0, 0.0};
   axes[1] = Vec3{0.0, ca, sa};
   axes[2] = Vec3{sb, -sa * cb, ca * cb};
 }
 
-// Joint-angle rates of an angular velocity in J_A at `angles` (the inverse of rateAxes). Callers
-// check the gimbal lock (|cos angles.y| >= kGimbalCos) first.
-Vec3 jointAngleRates(const Vec3& w, const Vec3& angles) {
-  const double sa = std::sin(angles.x), ca = std::cos(angles.x);
-  const double sb = std::sin(angles.y), cb = std::cos(angles.y);
+// sin and cos of joint angles x (a) and y (b), what rateAxes and jointAngleRates use.
+struct AngleTrig {
+  double sa, ca, sb, cb;
+};
+AngleTrig angleTrig(const Vec3& angles) {
+  return {std::sin(angles.x), std::cos(angles.x), std::sin(angles.y), std::cos(angles.y)};
+}
+
+// Joint-angle rates of an angular velocity in J_A at the angles of `t` (the inverse of rateAxes).
+// Callers check the gimbal lock (|cos angles.y| >= kGimbalCos) first.
+Vec3 jointAngleRates(const Vec3& w, const AngleTrig& t) {
+  const double sa = t.sa, ca = t.ca, sb = t.sb, cb = t.cb;
   Vec3 rates;
   rates.z = (-w.y * sa + w.z * ca) / cb;
   rates.y = w.y * ca + w.z * sa;
@@ -155,10 +160,40 @@ double wrapToPi(double a) {
   return a <= -kPi ? a + 2.0 * kPi : a;
 }
 
-// The rotation left between `target` and the joint angles: e with target = exp(e) q(angles), in
-// J_A. Its length is the angle between the two rotations.
-Vec3 angleResidual(const Quat& target, const Vec3& angles) {
-  return toRotationVector(shortArc(target * glm::conjugate(fromJointAngles(angles))));
+// toRotationVector(shortArc(q)) with math.cpp's arithmetic step for step (so the same bits), here
+// where the compiler can inline it into the search's loop: the call and its shortArc call were a
+// tenth of DriveJob's time. The bit-identity tests (tests/drive/drive_job_bits_test.cpp) compare
+// with the library's own toRotationVector.
+inline Vec3 shortArcRotationVector(const Quat& q) {
+  const Quat p = q.w < 0.0 ? -q : q;
+  const Vec3 v{p.x, p.y, p.z};
+  const double sinHalf = glm::length(v);
+  if (sinHalf < 1e-12) return Vec3{0.0};  // math.cpp's kSmallAngleSin
+  const double angle = 2.0 * std::atan2(sinHalf, p.w);
+  return v * (angle / sinHalf);
+}
+
+// sin and cos of half of each joint angle, as glm::angleAxis computes them in fromJointAngles.
+struct HalfAngles {
+  double s[3];
+  double c[3];
+  void set(int axis, double angle) {
+    s[axis] = std::sin(angle * 0.5);
+    c[axis] = std::cos(angle * 0.5);
+  }
+};
+
+// fromJointAngles from the half angles' sines and cosines: the same operations on the same values
+// as angleAxis(x, X) * angleAxis(y, Y) * angleAxis(z, Z), so the same quaternion bit for bit.
+Quat fromHalfAngles(const HalfAngles& h) {
+  return Quat(h.c[0], Vec3{1.0, 0.0, 0.0} * h.s[0]) * Quat(h.c[1], Vec3{0.0, 1.0, 0.0} * h.s[1]) *
+         Quat(h.c[2], Vec3{0.0, 0.0, 1.0} * h.s[2]);
+}
+
+// The rotation left between `target` and the joint angles (given by their half angles): e with
+// target = exp(e) q(angles), in J_A. Its length is the angle between the two rotations.
+Vec3 angleResidual(const Quat& target, const HalfAngles& h) {
+  return shortArcRotationVector(target * glm::conjugate(fromHalfAngles(h)));
 }
 
 // Box of one axis for the projection: locked axes stay where they are (fixed), limited axes
@@ -172,13 +207,18 @@ double boxed(double value, int axis, const Vec3& lower, const Vec3& upper) {
 // (rateAxes), so each step solves min |e - J d| over the axes free to move (an axis on a bound
 // that the gradient pushes outward stays there), with a little damping for the near-parallel X
 // and Z axes by the gimbal lock, and halves the step until the residual drops.
-Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper, double* cost) {
+[[gnu::flatten]] Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const Vec3& upper,
+                                        double* cost, Quat* rotation, AngleTrig* trig) {
   constexpr int kIterations = 8;
-  Vec3 e = angleResidual(target, angles);
+  HalfAngles half;
+  for (int i = 0; i < 3; ++i) half.set(i, angles[i]);
+  Vec3 e = angleResidual(target, half);
   double current = glm::dot(e, e);
+  // sin and cos of x and y for rateAxes, recomputed when a step moves them (a hinge's never move).
+  double sa = std::sin(angles.x), ca = std::cos(angles.x), sb = std::sin(angles.y), cb = std::cos(angles.y);
   for (int iteration = 0; iteration < kIterations && current > 1e-24; ++iteration) {
     Vec3 axes[3];
-    rateAxes(angles, axes);
+    rateAxes(sa, ca, sb, cb, axes);
     const glm::dmat3 jacobian(axes[0], axes[1], axes[2]);  // columns
     const Vec3 gradient = glm::transpose(jacobian) * e;    // descent direction of |e - J d|^2
     glm::dmat3 normal = glm::transpose(jacobian) * jacobian;
@@ -203,11 +243,25 @@ Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const
     for (double scale = 1.0; scale > 1e-3; scale *= 0.5) {
       Vec3 next = angles;
       for (int i = 0; i < 3; ++i) next[i] = boxed(angles[i] + scale * step[i], i, lower, upper);
-      const Vec3 nextE = angleResidual(target, next);
+      // A step that leaves every angle as it is, bit for bit (locked and pinned axes, or a step
+      // below half an ulp), costs what the current angles cost: no improvement, and none at the
+      // smaller scales either (scale * step only shrinks toward zero, and a rounded sum and the
+      // clamp to a bound the angle is on are monotonic), so the line search ends here as it
+      // would have after all its halvings. Half of the search's evaluations were such steps.
+      if (sameBits(next, angles)) break;
+      // The half angles of the axes the step leaves alone are those of the current angles.
+      HalfAngles nextHalf = half;
+      for (int i = 0; i < 3; ++i) {
+        if (!sameBits(next[i], angles[i])) nextHalf.set(i, next[i]);
+      }
+      const Vec3 nextE = angleResidual(target, nextHalf);
       const double nextCost = glm::dot(nextE, nextE);
       if (nextCost < current) {
         const bool converged = glm::length(next - angles) < 1e-10;
+        if (!sameBits(next.x, angles.x)) sa = std::sin(next.x), ca = std::cos(next.x);
+        if (!sameBits(next.y, angles.y)) sb = std::sin(next.y), cb = std::cos(next.y);
         angles = next;
+        half = nextHalf;
         e = nextE;
         current = nextCost;
         improved = !converged;
@@ -217,13 +271,22 @@ Vec3 projectOntoLimits(const Quat& target, Vec3 angles, const Vec3& lower, const
     if (!improved) break;
   }
   if (cost) *cost = current;
+  *rotation = fromHalfAngles(half);  // fromJointAngles(angles), bit for bit
+  *trig = {sa, ca, sb, cb};          // angleTrig(angles), bit for bit
   return angles;
 }
 
 // nearestAdmissibleAngles with the target's joint angles already known (raw = jointAngles(target)):
-// computeJointDrive needs them too and computes them once.
+// computeJointDrive needs them too and computes them once. `searched` (optional) receives, when
+// the search ran (searched->ran), fromJointAngles(result) and angleTrig(result), bit for bit: the
+// search has the sines and cosines at hand.
+struct Searched {
+  bool ran = false;
+  Quat rotation{1.0, 0.0, 0.0, 0.0};
+  AngleTrig trig{};
+};
 Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lockedAngles, const Vec3& lower,
-                           const Vec3& upper, glm::bvec3* clampedAxes) {
+                           const Vec3& upper, glm::bvec3* clampedAxes, Searched* searched = nullptr) {
   glm::bvec3 clamped{false};
   Vec3 perAxis = admissibleTargetAngles(raw, lockedAngles, lower, upper, &clamped);
   bool limitedClamped = false;
@@ -243,22 +306,28 @@ Vec3 nearestAdmissibleFrom(const Quat& target, const Vec3& raw, const Vec3& lock
     if (axisLocked(lower[i], upper[i])) unlocked[i] = lockedAngles[i];
   }
   const Quat goal = unlocked == raw ? target : fromJointAngles(unlocked);
-  const Vec3 branch{wrapToPi(unlocked.x + kPi), wrapToPi(kPi - unlocked.y), wrapToPi(unlocked.z + kPi)};
-  Vec3 other = branch;
-  for (int i = 0; i < 3; ++i) {
-    other[i] = axisLocked(lower[i], upper[i]) ? lockedAngles[i] : boxed(branch[i], i, lower, upper);
-  }
   // The other branch only near the lock (|y| > 1 rad: elsewhere its Y lies past pi - 1 = 2.1 rad,
   // beyond any Y limit the builder makes, |y| <= 1.4) and when the first start leaves the target
   // more than 0.2 rad away: it halves the cost of the common case.
   constexpr double kBranchY = 1.0, kBranchTry = 0.2;  // [rad]
   double costA = 0.0, costB = 0.0;
-  const Vec3 a = projectOntoLimits(goal, perAxis, lower, upper, &costA);
+  Searched resultA, resultB;
+  resultA.ran = resultB.ran = true;
+  const Vec3 a = projectOntoLimits(goal, perAxis, lower, upper, &costA, &resultA.rotation, &resultA.trig);
   Vec3 out = a;
   if (std::abs(unlocked.y) > kBranchY && costA > kBranchTry * kBranchTry) {
-    const Vec3 b = projectOntoLimits(goal, other, lower, upper, &costB);
-    if (costB < costA) out = b;
+    const Vec3 branch{wrapToPi(unlocked.x + kPi), wrapToPi(kPi - unlocked.y), wrapToPi(unlocked.z + kPi)};
+    Vec3 other = branch;
+    for (int i = 0; i < 3; ++i) {
+      other[i] = axisLocked(lower[i], upper[i]) ? lockedAngles[i] : boxed(branch[i], i, lower, upper);
+    }
+    const Vec3 b = projectOntoLimits(goal, other, lower, upper, &costB, &resultB.rotation, &resultB.trig);
+    if (costB < costA) {
+      out = b;
+      resultA = resultB;
+    }
   }
+  if (searched) *searched = resultA;
   for (int i = 0; i < 3; ++i) {
     clamped[i] = axisLocked(lower[i], upper[i]) ||
                  (axisLimited(lower[i], upper[i]) && (out[i] == lower[i] || out[i] == upper[i]));
@@ -274,20 +343,32 @@ Vec3 nearestAdmissibleAngles(const Quat& target, const Vec3& lockedAngles, const
   return nearestAdmissibleFrom(target, jointAngles(target), lockedAngles, lower, upper, clampedAxes);
 }
 
-Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
-                              const Vec3& admissibleAngles, glm::bvec3 removeAxes) {
+namespace {
+
+// admissibleTargetVelocity, with angleTrig(admissibleAngles) when known (null: computed); each sine
+// and cosine computed once (the same values as the calls it replaces).
+Vec3 admissibleVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles, const Vec3& admissibleAngles,
+                        glm::bvec3 removeAxes, const AngleTrig* admissibleTrig) {
   if (!glm::any(removeAxes) || targetVelocity == Vec3{0.0}) return targetVelocity;
-  if (std::abs(std::cos(rawTargetAngles.y)) < kGimbalCos ||
-      std::abs(std::cos(admissibleAngles.y)) < kGimbalCos)
-    return Vec3{0.0};
+  const AngleTrig raw = angleTrig(rawTargetAngles);
+  if (std::abs(raw.cb) < kGimbalCos) return Vec3{0.0};
+  const AngleTrig admissible = admissibleTrig != nullptr ? *admissibleTrig : angleTrig(admissibleAngles);
+  if (std::abs(admissible.cb) < kGimbalCos) return Vec3{0.0};
   // Joint-angle rates of the raw target (omega = J(raw) * rates, see rateAxes).
-  Vec3 rates = jointAngleRates(targetVelocity, rawTargetAngles);
+  Vec3 rates = jointAngleRates(targetVelocity, raw);
   for (int i = 0; i < 3; ++i) {
     if (removeAxes[i]) rates[i] = 0.0;
   }
   Vec3 axes[3];
-  rateAxes(admissibleAngles, axes);
+  rateAxes(admissible.sa, admissible.ca, admissible.sb, admissible.cb, axes);
   return axes[0] * rates.x + axes[1] * rates.y + axes[2] * rates.z;
+}
+
+}  // namespace
+
+Vec3 admissibleTargetVelocity(const Vec3& targetVelocity, const Vec3& rawTargetAngles,
+                              const Vec3& admissibleAngles, glm::bvec3 removeAxes) {
+  return admissibleVelocity(targetVelocity, rawTargetAngles, admissibleAngles, removeAxes, nullptr);
 }
 
 Vec3 driveTorque(const Vec3& error, const Vec3& relativeVelocity, const Vec3& targetVelocity,
@@ -363,9 +444,60 @@ double jointInverseInertia(const DriveJoint& joint, const Quat& worldFromBodyA, 
 
 namespace {
 
+// atan on [0, 1], Abramowitz and Stegun 4.4.49: |error| <= 1e-5 (1.15e-5 measured with the
+// coefficients as printed). Only for the conservative test below, never for a result.
+double atanUnit(double t) {
+  const double t2 = t * t;
+  return t * (0.9998660 + t2 * (-0.3302995 + t2 * (0.1801410 + t2 * (-0.0851330 + t2 * 0.0208351))));
+}
+
+// atan2 within 2e-5 rad of std::atan2 wherever |result| < pi - 2e-5 (where the two do not
+// straddle the +-pi cut). No libm call.
+double roughAtan2(double y, double x) {
+  const double ay = std::abs(y), ax = std::abs(x);
+  if (!(ax > 0.0 || ay > 0.0)) return 0.0;
+  double a = ay <= ax ? atanUnit(ay / ax) : 0.5 * kPi - atanUnit(ax / ay);
+  if (x < 0.0) a = kPi - a;
+  return y < 0.0 ? -a : a;
+}
+
+// Whether a target's rough angle `rough` lies inside [lower, upper] by more than the rough
+// angles' error many times over (free axes: anywhere).
+bool roughlyInside(double rough, double lower, double upper) {
+  constexpr double kMargin = 1e-4;  // [rad], 5x the error of roughAtan2
+  return !axisLimited(lower, upper) || (rough >= lower + kMargin && rough <= upper - kMargin);
+}
+
+// True only when nearestAdmissibleFrom(target, jointAngles(target), ...) would return
+// jointAngles(target) itself with no axis clamped: the joint has no locked axis, and the target's
+// joint angles, computed roughly without libm (within 2e-5 rad), lie inside every limited axis by
+// more than 1e-4 rad, away from the gimbal lock (|sin y| < 0.99) and from the +-pi cut of x and z.
+// The drive then aims at the target itself, bit for bit as the search would have it. A target near
+// a limit, past one, or near the lock answers false: the caller runs the search (conservative).
+bool provablyAdmissible(const DriveJoint& joint, const Quat& target) {
+  const Vec3& lower = joint.angularLower;
+  const Vec3& upper = joint.angularUpper;
+  if (axisLocked(lower.x, upper.x) || axisLocked(lower.y, upper.y) || axisLocked(lower.z, upper.z))
+    return false;
+  // The matrix elements jointAngles reads (the same arithmetic: the same values).
+  const glm::dmat3 m = glm::mat3_cast(normalizeOrIdentity(target));
+  const auto r = [&m](int row, int col) { return m[col][row]; };
+  const double sinY = r(0, 2);
+  if (!(std::abs(sinY) < 0.99)) return false;
+  constexpr double kCut = kPi - 1e-3;
+  const double x = roughAtan2(-r(1, 2), r(2, 2));
+  const double z = roughAtan2(-r(0, 1), r(0, 0));
+  const double y = roughAtan2(sinY, std::sqrt(1.0 - sinY * sinY));  // asin, cos y >= 0.14
+  return std::abs(x) < kCut && std::abs(z) < kCut && roughlyInside(x, lower.x, upper.x) &&
+         roughlyInside(y, lower.y, upper.y) && roughlyInside(z, lower.z, upper.z);
+}
+
 // computeJointDrive, with a memo of the admissible target (ExplicitDrive) or without (null).
-JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
-                            drive_detail::AdmissibleTarget* memo) {
+// `angles` false: the caller reads torqueWorld alone (DriveJob without details), so a target
+// provablyAdmissible() skips the joint angles and the search, and a joint without locked axes the
+// current angles; out.currentAngles and out.targetAngles are then not all written (zero).
+[[gnu::flatten]] JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
+                                             drive_detail::AdmissibleTarget* memo, bool angles = true) {
   JointDriveOutput out;
   if (!isFinite(in.worldFromBodyA) || !isFinite(in.worldFromBodyB) || !isFinite(in.angularVelocityA) ||
       !isFinite(in.angularVelocityB) || !isFinite(in.target) || !isFinite(in.targetVelocity) ||
@@ -376,9 +508,24 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
   const Quat worldFromJointA = in.worldFromBodyA * joint.bodyAFromJoint;
   const Quat worldFromJointB = in.worldFromBodyB * joint.bodyBFromJoint;
   const Quat qRel = glm::conjugate(worldFromJointA) * worldFromJointB;
+  if (!angles && memo == nullptr && provablyAdmissible(joint, in.target)) {
+    // As below with rawTargetAngles == out.targetAngles, adjusted all false: target = in.target
+    // and admissibleTargetVelocity returns in.targetVelocity unchanged.
+    out.error = shortArcRotationVector(in.target * glm::conjugate(qRel));
+    out.relativeVelocity = glm::conjugate(worldFromJointA) * (in.angularVelocityB - in.angularVelocityA);
+    out.torque = driveTorque(out.error, out.relativeVelocity, in.targetVelocity,
+                             weightedGains(joint.gains, in.weight), &out.saturated);
+    out.torqueWorld = worldFromJointA * out.torque;
+    return out;
+  }
 
-  // Per-DOF handling in the joint's own angle convention (the one its limits use).
-  out.currentAngles = jointAngles(qRel);
+  // Per-DOF handling in the joint's own angle convention (the one its limits use). The current
+  // angles enter the admissible target about locked axes alone: without locked axes and without
+  // details they are not computed (nearestAdmissibleFrom reads lockedAngles about locked axes only).
+  const bool anyLocked = axisLocked(joint.angularLower.x, joint.angularUpper.x) ||
+                         axisLocked(joint.angularLower.y, joint.angularUpper.y) ||
+                         axisLocked(joint.angularLower.z, joint.angularUpper.z);
+  if (angles || anyLocked) out.currentAngles = jointAngles(qRel);
   // The admissible target depends on the target and on the current angles about locked axes only
   // (nearestAdmissibleAngles): a memo with the same inputs holds the same values.
   Vec3 locked{0.0};
@@ -388,6 +535,7 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
   Vec3 rawTargetAngles;
   glm::bvec3 adjusted{false};
   Quat target;
+  Searched searched;  // the search's rotation and sines when it ran (not with the memo)
   if (memo != nullptr && memo->known && sameBits(memo->given, in.target) && sameBits(memo->locked, locked)) {
     rawTargetAngles = memo->raw;
     out.targetAngles = memo->angles;
@@ -396,19 +544,18 @@ JointDriveOutput jointDrive(const DriveJoint& joint, const JointDriveInput& in,
   } else {
     rawTargetAngles = jointAngles(in.target);
     out.targetAngles = nearestAdmissibleFrom(in.target, rawTargetAngles, out.currentAngles,
-                                             joint.angularLower, joint.angularUpper, &adjusted);
+                                             joint.angularLower, joint.angularUpper, &adjusted, &searched);
     // Unchanged angles: keep the given quaternion bit for bit (no round trip through angles).
     const bool changed = out.targetAngles != rawTargetAngles;
-    target = changed ? fromJointAngles(out.targetAngles) : in.target;
+    target = !changed ? in.target : searched.ran ? searched.rotation : fromJointAngles(out.targetAngles);
     if (memo != nullptr)
       *memo = {true, in.target, locked, rawTargetAngles, out.targetAngles, adjusted, target};
   }
 
-  const Quat qError = shortArc(target * glm::conjugate(qRel));
-  out.error = toRotationVector(qError);
+  out.error = shortArcRotationVector(target * glm::conjugate(qRel));
   out.relativeVelocity = glm::conjugate(worldFromJointA) * (in.angularVelocityB - in.angularVelocityA);
-  const Vec3 targetVelocity =
-      admissibleTargetVelocity(in.targetVelocity, rawTargetAngles, out.targetAngles, adjusted);
+  const Vec3 targetVelocity = admissibleVelocity(in.targetVelocity, rawTargetAngles, out.targetAngles,
+                                                 adjusted, searched.ran ? &searched.trig : nullptr);
 
   out.torque = driveTorque(out.error, out.relativeVelocity, targetVelocity,
                            weightedGains(joint.gains, in.weight), &out.saturated);
@@ -457,7 +604,7 @@ bool DriveJob::run() const {
     in.target = jointTargets[i];
     in.targetVelocity = targetVelocities.empty() ? Vec3{0.0} : targetVelocities[i];
     in.weight = weights.empty() ? 1.0 : weights[i];
-    const JointDriveOutput out = computeJointDrive(j, in);
+    const JointDriveOutput out = jointDrive(j, in, nullptr, !details.empty());
     torquesWorld[i] = out.torqueWorld;
     if (!details.empty()) details[i] = out;
   }
@@ -648,7 +795,7 @@ JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& ta
   // A moving target: its joint-angle rates on the open axes whose target was not clamped (a
   // clamped target does not move); none near gimbal lock, where the rates are undefined.
   if (isFinite(targetVelocity) && targetVelocity != Vec3{0.0} && std::abs(std::cos(raw.y)) >= kGimbalCos) {
-    const Vec3 rates = jointAngleRates(targetVelocity, raw);
+    const Vec3 rates = jointAngleRates(targetVelocity, angleTrig(raw));
     for (int i = 0; i < 3; ++i) {
       const bool moving = motor.stiffness[i] > 0.0 || motor.damping[i] > 0.0;
       motor.targetRates[i] = moving && (nearest ? !clamped[i] : angles[i] == raw[i]) ? rates[i] : 0.0;
