@@ -357,15 +357,6 @@ JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& ta
                                          const Vec3& targetVelocity = Vec3{0.0},
                                          ServoTargets mode = ServoTargets::Nearest);
 
-/// The servo `motor` with its target moved `timeAhead` seconds back along its target rates
-/// (JointMotorSettings::targetRates; joint angles minus rates * timeAhead), the rest unchanged. A
-/// servo whose target is the pose at the end of the coming frame asks, at each substep's start,
-/// for the target of that instant: the engine's servo then extrapolates the target by its rates
-/// over the substep itself, and a joint already turning with the animation feels no pull, where
-/// the frame-end target would pull it ahead by Kp r timeAhead in the first substep. A motor with
-/// no rates, disabled, or timeAhead <= 0 (or non-finite) is returned as it is. Never allocates.
-JointMotorSettings servoTargetBefore(const JointMotorSettings& motor, double timeAhead);
-
 /// Hands every joint's target and weighted gains to the engine (setJointMotor per joint).
 /// `weights` may be empty (1), `targetVelocities` too (static targets). Spans sized alike
 /// (asserted). Never allocates.

@@ -256,8 +256,6 @@ Result<std::unique_ptr<Character>> Character::create(
   c->bodyWeights_.assign(nb, 0.0);
   c->driveWeightsPerBody_.assign(nb, 1.0);
   c->jointWeights_.assign(nj, 0.0);
-  c->servoSettings_.assign(nj, JointMotorSettings{});
-  c->servoLead_.impl = c.get();
   c->targetBodies_.resize(nb);
   c->poweredTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});
   c->limitedTargets_.assign(nj, Quat{1.0, 0.0, 0.0, 0.0});

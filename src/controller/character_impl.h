@@ -132,13 +132,9 @@ struct Character::Impl {
   void stopGather();
   /// Sets (on) or removes (off) the passive joint dampers of the full ragdoll (MotorOwner::Damper).
   void setRagdollDampers(bool on);
-  /// The implicit servos toward `targets` (per joint) on the motors `owner` holds. `timeAhead`:
-  /// the targets are the pose that long after the coming step begins (its dt: the step's end);
-  /// each substep then asks the servos for the target of its own start (servoTargetBefore).
+  /// The implicit servos toward `targets` (per joint) on the motors `owner` holds.
   void driveMotors(MotorOwner owner, std::span<const Quat> targets, std::span<const Vec3> targetVelocities,
-                   std::span<const double> weights, double timeAhead = 0.0);
-  /// Each substep's start: the servos of driveMotors re-aimed at that instant's target.
-  void leadServos(double substepDt);
+                   std::span<const double> weights);
   void cancelRecovery(const char* why);
   void worldBonesFromDisplay(const Transform& root, std::span<const Transform> locals,
                              std::span<Transform> out);
@@ -247,15 +243,6 @@ struct Character::Impl {
   std::vector<BodyId> pinBodies_;
   std::vector<PinGains> pinGains_;
   SubstepListenerList listeners_;
-  /// The servos driveMotors last set (per drive joint), the owner they were set for, and the time
-  /// from the next substep's start to their targets' time (leadServos).
-  std::vector<JointMotorSettings> servoSettings_;
-  MotorOwner servoOwner_ = MotorOwner::None;
-  double servoTimeAhead_ = 0.0;
-  struct ServoLead final : SubstepListener {
-    Impl* impl = nullptr;
-    void onSubstep(double substepDt) override { impl->leadServos(substepDt); }
-  } servoLead_;
   std::vector<double> bodyWeights_, driveWeightsPerBody_, jointWeights_;
   std::vector<Quat> targetBodies_, poweredTargets_;
   /// The targets within the joint limits (locked axes as the animation's), now and one step ago:

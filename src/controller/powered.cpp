@@ -200,8 +200,6 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
     drive_->setEnabled(false);
   }
   if (pins_) listeners_.add(pins_);
-  servoTimeAhead_ = 0.0;
-  if (settings.solver != DriveSolver::Explicit) listeners_.add(&servoLead_);
   // This character's own listener (its drive and pins), beside any other owner's in the world.
   world_->addSubstepListener(&listeners_);
 
@@ -358,8 +356,7 @@ void Character::Impl::updateDriveTargets(double dt) {
     (void)drive_->setTargets(poweredTargets_, jointTargetVelocities_);
     for (size_t j = 0; j < nj; ++j) (void)drive_->setWeight(static_cast<int>(j), jointWeights_[j]);
   } else {
-    // poweredTargets_ are the pose at the end of the coming step: dt ahead of its first substep.
-    driveMotors(MotorOwner::Drive, poweredTargets_, jointTargetVelocities_, jointWeights_, dt);
+    driveMotors(MotorOwner::Drive, poweredTargets_, jointTargetVelocities_, jointWeights_);
   }
   if (pins_) {
     for (size_t p = 0; p < powered_.pins.size(); ++p) {

@@ -293,26 +293,13 @@ Status Character::Impl::applyImpulse(int body, const Vec3& impulse, const Vec3& 
 }
 
 void Character::Impl::driveMotors(MotorOwner owner, std::span<const Quat> targets,
-                                  std::span<const Vec3> targetVelocities, std::span<const double> weights,
-                                  double timeAhead) {
+                                  std::span<const Vec3> targetVelocities, std::span<const double> weights) {
   for (size_t j = 0; j < driveJoints_.size(); ++j) {
-    servoSettings_[j] = implicitMotorSettings(driveJoints_[j], targets[j], weights.empty() ? 1.0 : weights[j],
-                                              targetVelocities.empty() ? Vec3{0.0} : targetVelocities[j]);
-    (void)ragdoll_->setJointMotor(static_cast<int>(j), owner, servoSettings_[j]);
+    (void)ragdoll_->setJointMotor(
+        static_cast<int>(j), owner,
+        implicitMotorSettings(driveJoints_[j], targets[j], weights.empty() ? 1.0 : weights[j],
+                              targetVelocities.empty() ? Vec3{0.0} : targetVelocities[j]));
   }
-  servoOwner_ = owner;
-  servoTimeAhead_ = timeAhead;
-}
-
-void Character::Impl::leadServos(double substepDt) {
-  if (!(servoTimeAhead_ > 0.0)) return;
-  for (size_t j = 0; j < driveJoints_.size(); ++j) {
-    const JointMotorSettings& motor = servoSettings_[j];
-    if (!motor.enabled || motor.targetRates == Vec3{0.0}) continue;
-    (void)ragdoll_->setJointMotor(static_cast<int>(j), servoOwner_,
-                                  servoTargetBefore(motor, servoTimeAhead_));
-  }
-  servoTimeAhead_ = std::max(servoTimeAhead_ - substepDt, 0.0);
 }
 
 void Character::Impl::keepAnimationOwned(std::span<Transform> locals) const {

@@ -804,15 +804,6 @@ JointMotorSettings implicitMotorSettings(const DriveJoint& joint, const Quat& ta
   return motor;
 }
 
-JointMotorSettings servoTargetBefore(const JointMotorSettings& motor, double timeAhead) {
-  if (!motor.enabled || !(timeAhead > 0.0) || !std::isfinite(timeAhead) || motor.targetRates == Vec3{0.0} ||
-      !isFinite(motor.targetRates))
-    return motor;
-  JointMotorSettings before = motor;
-  before.target = fromJointAngles(jointAngles(motor.target) - motor.targetRates * timeAhead);
-  return before;
-}
-
 void applyImplicitDrive(PhysicsWorld& world, std::span<const JointId> engineJoints,
                         std::span<const DriveJoint> joints, std::span<const Quat> targets,
                         std::span<const double> weights, ServoTargets mode) {

@@ -474,32 +474,5 @@ TEST(DriveStability, JointInverseInertiaAboutTheOpenAxesByHand) {
   EXPECT_EQ(jointInverseInertia(locked, r, r, invA, invB), 0.0);
 }
 
-// A servo set for the end of the coming frame, asked at a substep's start for the target of that
-// instant: joint angles moved back along the rates, everything else as it was; nothing to move
-// for a static or disabled servo.
-TEST(DriveTargets, ServoTargetBeforeMovesTheTargetBackAlongItsRates) {
-  JointMotorSettings motor;
-  motor.enabled = true;
-  const Vec3 angles{0.3, -0.2, 0.5}, rates{2.0, 0.0, -4.0};
-  motor.target = fromJointAngles(angles);
-  motor.targetRates = rates;
-  motor.stiffness = Vec3{100.0};
-  motor.damping = Vec3{10.0};
-  const JointMotorSettings before = servoTargetBefore(motor, 0.01);
-  EXPECT_TRUE(vecNear(jointAngles(before.target), angles - rates * 0.01, 1e-12));
-  EXPECT_EQ(before.targetRates, motor.targetRates);
-  EXPECT_EQ(before.stiffness, motor.stiffness);
-  EXPECT_EQ(before.damping, motor.damping);
-  EXPECT_EQ(servoTargetBefore(motor, 0.0).target, motor.target);
-  EXPECT_EQ(servoTargetBefore(motor, -1.0).target, motor.target);
-  EXPECT_EQ(servoTargetBefore(motor, std::nan("")).target, motor.target);
-  JointMotorSettings still = motor;
-  still.targetRates = Vec3{0.0};
-  EXPECT_EQ(servoTargetBefore(still, 0.01).target, motor.target);
-  JointMotorSettings off = motor;
-  off.enabled = false;
-  EXPECT_EQ(servoTargetBefore(off, 0.01).target, motor.target);
-}
-
 }  // namespace
 }  // namespace handoff
