@@ -114,6 +114,11 @@ struct HandoffMetrics {
   /// At the worst body and frame: how much of the allowance the rigid motion's term added
   /// beyond |v_inherited|. [m/s]
   double worstSpeedSpinAllowance = 0.0;
+  /// A powered handoff: at the worst body and frame, how much of the allowance the animation's
+  /// own speed of that body then added beyond |v_inherited| and the rigid term (the drives and
+  /// pins follow the animation: a dance's arm that speeds up after the entry is not an
+  /// explosion). [m/s]
+  double worstSpeedAnimationAllowance = 0.0;
   double maxJointSeparation = 0.0;  ///< Largest joint anchor separation. [m]
   bool firstStepRecorded = false;
   /// An external impulse hit the ragdoll in the first step (a knockdown): the first-step

@@ -224,6 +224,11 @@ void FollowMeasure::observe(const Character& character, double time, HandoffMetr
   const double g = gravityOf(ragdoll.world());
   out.followTime = since;
   const Vec3 c = dynamicCentreOfMass(ragdoll);
+  // Powered: the ragdoll's pose history holds the animation the drives follow (its two newest
+  // samples: the step that just ended).
+  const PoseHistory& history = ragdoll.history();
+  const bool powered = character.state() == CharacterState::Powered && history.size() >= 2 &&
+                       history.time(0) > history.time(1) && !history.teleport(0);
   for (size_t b = 0; b < out.bodies.size(); ++b) {
     // A body on the animation (a partial ragdoll's) moves as the animation does.
     if (ragdoll.authority(static_cast<int>(b)) == Authority::Animation) continue;
@@ -237,10 +242,15 @@ void FollowMeasure::observe(const Character& character, double time, HandoffMetr
         out.spinRate >= kSpinningRate
             ? out.comSpeed + out.spinRate * glm::length(ragdoll.world().transform(body).translation - c)
             : 0.0;
-    const double allowed = std::max(inherited, rigid) + g * since + 1.0 + out.hitAllowance;
+    const double animated = powered ? glm::length(history.body(0, static_cast<int>(b)).translation -
+                                                  history.body(1, static_cast<int>(b)).translation) /
+                                          (history.time(0) - history.time(1))
+                                    : 0.0;
+    const double allowed = std::max({inherited, rigid, animated}) + g * since + 1.0 + out.hitAllowance;
     if (speed - allowed > out.worstSpeedExcess) {
       out.worstSpeedExcess = speed - allowed;
       out.worstSpeedSpinAllowance = std::max(0.0, rigid - inherited);
+      out.worstSpeedAnimationAllowance = std::max(0.0, animated - std::max(inherited, rigid));
     }
   }
   out.maxJointSeparation = std::max(out.maxJointSeparation, ragdoll.maxJointSeparation());

@@ -149,19 +149,21 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
             "m/s", h.worstFrameVelocityExcess, 0.0));
       }
     }
-    checks.push_back(atMost(cap + "no_explosion_2s" + at,
-                            when +
-                                fmt(": worst body speed beyond max(|v_inherited|, |v_com| + |omega_sys| r) + "
-                                    "|g| t + 1 m/s (+ %.2f m/s "
-                                    "of hits) over %.2f s",
-                                    h.hitAllowance, h.followTime) +
-                                fmt(" (the bodies as one rigid body at the commit: |v_com| %.2f m/s, "
-                                    "|omega_sys| %.2f rad/s; r from "
-                                    "their centre of mass now)",
-                                    h.comSpeed, h.spinRate),
-                            "m/s", h.worstSpeedExcess, 0.0));
+    checks.push_back(
+        atMost(cap + "no_explosion_2s" + at,
+               when + std::string(": worst body speed beyond max(|v_inherited|, |v_com| + |omega_sys| r") +
+                   (h.kind == "powered" ? ", |v_animation(t)|" : "") +
+                   fmt(") + |g| t + 1 m/s (+ %.2f m/s of hits) over %.2f s", h.hitAllowance, h.followTime) +
+                   fmt(" (the bodies as one rigid body at the commit: |v_com| %.2f m/s, "
+                       "|omega_sys| %.2f rad/s; r from "
+                       "their centre of mass now)",
+                       h.comSpeed, h.spinRate),
+               "m/s", h.worstSpeedExcess, 0.0));
     checks.back().note =
         fmt("the rigid motion's term added %.3f m/s at the worst body and frame", h.worstSpeedSpinAllowance);
+    if (h.kind == "powered")
+      checks.back().note += fmt("; the animation's own speed added %.3f m/s there (the drives follow it)",
+                                h.worstSpeedAnimationAllowance);
     if (h.energyMeasured) {
       // A passive ragdoll's joints, contacts, damping and friction only take energy out: growth of
       // its total mechanical energy beyond the work done on it is the solver's (an explosion).

@@ -71,6 +71,7 @@ json handoffJson(const HandoffMetrics& h) {
           {"comSpeed", h.comSpeed},
           {"spinRate", h.spinRate},
           {"worstSpeedSpinAllowance", h.worstSpeedSpinAllowance},
+          {"worstSpeedAnimationAllowance", h.worstSpeedAnimationAllowance},
           {"maxJointSeparation", h.maxJointSeparation},
           {"firstStepRecorded", h.firstStepRecorded},
           {"firstStepImpulse", h.firstStepImpulse},
