@@ -53,7 +53,9 @@ const char* characterStateName(CharacterState state);
 /// joint servos (the asset's drive gains, handoff::applyImplicitDrive) pull the still-dynamic
 /// limbs toward the get-up clip's first frame, so the display transition that follows has little
 /// left to blend and no limb is blended through the floor: the limbs move at physical speeds,
-/// with contacts. The pelvis and the root placement are taken after the gather.
+/// with contacts. The pelvis and the root placement are taken after the gather. The targets
+/// move there slowly and a brace holds the chest-outward axis where it settled, so the gather
+/// does not roll the body off the facing its clip was chosen for (src/controller/gather.cpp).
 struct GatherSettings {
   /// How long the servos pull before the transition starts; 0 = no gather. [s] [>= 0] [default 0.6]
   double duration = 0.6;
@@ -63,7 +65,10 @@ struct GatherSettings {
   /// transition starts from limbs at rest (no fast physics motion frozen into the blend). [m/s]
   /// [> 0] [default 0.3]
   double restSpeed = 0.3;
-  /// The gather ends here whatever the speeds. [s] [>= duration] [default 1.5]
+  /// Longest the servos hold on after the moving targets have arrived (the targets travel from the
+  /// settled pose to the clip's first frame at 2 rad/s for the joint with the farthest to go). A
+  /// gather still moving then ends without a get-up: the body settles again as a ragdoll and gets
+  /// up without a gather. [s] [>= duration] [default 1.5]
   double maxDuration = 1.5;
 };
 

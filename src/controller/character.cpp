@@ -213,6 +213,8 @@ Result<std::unique_ptr<Character>> Character::create(
   c->driveJoints_ = driveJointsFromAsset(*asset);
   c->bodyTargets_.resize(asset->bodies.size());
   c->jointTargets_.resize(asset->joints.size());
+  c->gatherFrom_.resize(asset->joints.size());
+  c->gatherTo_.resize(asset->joints.size());
   c->driveWeights_.resize(asset->joints.size());
   // The points whose speed the get-up transition bounds: the pelvis and both feet (the foot
   // slot's joint, else the ankle below the lower leg).

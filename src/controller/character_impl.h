@@ -130,6 +130,8 @@ struct Character::Impl {
   void startGather(const GetUpClip& clip);
   void gatherPostStep(double dt);
   void stopGather();
+  /// The chest brace's pin target for this step (gather.cpp).
+  void updateBrace();
   /// Sets (on) or removes (off) the passive joint dampers of the full ragdoll (MotorOwner::Damper).
   void setRagdollDampers(bool on);
   /// The implicit servos toward `targets` (per joint) on the motors `owner` holds.
@@ -209,7 +211,14 @@ struct Character::Impl {
   double gatherTime_ = 0.0;
   Facing gatherFacing_ = Facing::Undecided;
   bool gatherRolledOver_ = false;  ///< This fall's gather rolled the body over: no gather again.
-  double sideWait_ = 0.0;          ///< Time settled on its side (facing hold band). [s]
+  bool gatherUnrested_ = false;    ///< This fall's gather did not come to rest: no gather again.
+  /// The joints' targets move from the settled pose (gatherFrom_) to the clip's first frame
+  /// (gatherTo_) over gatherPath_ seconds (gather.cpp). [s]
+  std::vector<Quat> gatherFrom_, gatherTo_;
+  double gatherPath_ = 0.0;
+  bool gatherBrace_ = false;  ///< The chest brace (a pin in listeners_) is on.
+  Vec3 braceOutward_{0.0};    ///< The chest-outward axis the brace holds (world, unit).
+  double sideWait_ = 0.0;     ///< Time settled on its side (facing hold band). [s]
   std::vector<DriveJoint> driveJoints_;
   std::vector<Quat> bodyTargets_, jointTargets_;
   std::vector<double> driveWeights_;

@@ -76,6 +76,7 @@ void Character::Impl::enterRagdoll(const Transform& root, double blendTime) {
   facing_.reset();
   retryAt_ = 0.0;
   gatherRolledOver_ = false;
+  gatherUnrested_ = false;
   sideWait_ = 0.0;
   resetFlight();
   // The character's horizontal forward before the fall: the fallback yaw of the get-up.
@@ -132,7 +133,8 @@ void Character::Impl::ragdollPostStep(double dt) {
              (supine_ || prone_)) {
     const bool wedged = sideWait_ >= settings_.sideWaitLimit;
     const GetUpClip* clip = clipForFacing(wedged);
-    if (clip != nullptr && settings_.gather.duration > 0.0 && !gatherRolledOver_ && !wedged) {
+    if (clip != nullptr && settings_.gather.duration > 0.0 && !gatherRolledOver_ && !gatherUnrested_ &&
+        !wedged) {
       startGather(*clip);
     } else if (clip != nullptr) {
       // A gather that rolled the body over is not tried again for this fall: its servos lever
@@ -144,6 +146,8 @@ void Character::Impl::ragdollPostStep(double dt) {
               facingName(facing_.candidate()));
       } else if (gatherRolledOver_) {
         event(CharacterEventKind::Gather, "skipped: the last gather rolled the body over");
+      } else if (gatherUnrested_) {
+        event(CharacterEventKind::Gather, "skipped: the last gather did not come to rest");
       }
       tryStartRecovery(dt);
     }

@@ -43,6 +43,22 @@ bool Character::Impl::tryStartRecovery(double dt) {
   // NEW root, so weight 0 reproduces the fallen pose exactly wherever the root moved.
   worldBonesFromDisplay(ragdollRoot_, display_, worldBones_);
   if (!capturePose(skeleton_, worldBones_, plan.worldFromRoot, captured_)) return false;
+  // A top-level joint without a body (Mesh2Motion's `root` above `DEF-hips`) keeps the fallen
+  // display's root, which the fall turned by any yaw against the new root; the clip has its own.
+  // Blended apart, the root and the hips below it turn in opposite directions and the whole body
+  // swings through the transition (Mesh2Motion's face-down get-ups planned 3 s with the pelvis
+  // and feet within 4 cm of the clip's first frame). Take the clip's first frame for such a joint
+  // and fold the difference into its children: every bone with a body is where it was.
+  sampleGetUpInRoot(clip->clip, skeleton_, clip->info, 0.0, worldBones_);
+  for (int j = 0; j < skeleton_.jointCount(); ++j) {
+    if (skeleton_.parents[static_cast<size_t>(j)] != kNoParent || asset_->bodyForJoint(j) >= 0) continue;
+    const Transform fold = worldBones_[static_cast<size_t>(j)].inverse() * captured_[static_cast<size_t>(j)];
+    for (int k = 0; k < skeleton_.jointCount(); ++k) {
+      if (skeleton_.parents[static_cast<size_t>(k)] == j)
+        captured_[static_cast<size_t>(k)] = fold * captured_[static_cast<size_t>(k)];
+    }
+    captured_[static_cast<size_t>(j)] = worldBones_[static_cast<size_t>(j)];
+  }
   recoveryRoot_ = plan.worldFromRoot;
   getUp_ = clip;
   recoveryTime_ = 0.0;
