@@ -66,11 +66,23 @@ struct GatherSettings {
   /// [> 0] [default 0.3]
   double restSpeed = 0.3;
   /// Longest the servos hold on after the moving targets have arrived (the targets travel from the
-  /// settled pose to the clip's first frame at 2 rad/s for the joint with the farthest to go). A
-  /// gather still moving then ends without a get-up: the body settles again as a ragdoll and gets
-  /// up without a gather. [s] [>= duration] [default 1.5]
+  /// settled pose to the clip's first frame at `jointSpeed`). A gather still moving then ends
+  /// without a get-up: the body settles again as a ragdoll and gets up without a gather.
+  /// [s] [>= 0] [default 1.5]
   double maxDuration = 1.5;
+  /// Speed of the servo targets from the settled pose to the clip's first frame, for the joint
+  /// with the farthest to go (all arrive together): slow limbs do not lever the body over
+  /// (docs/TUNING.md, the gather's targets and the chest brace). [rad/s] [> 0] [default 2]
+  double jointSpeed = 2.0;
+  /// Brace the chest during the gather: an angular pin (the powered pins' gains, no linear pull)
+  /// holds the chest-outward axis where it settled, free to spin about it, standing for the hands
+  /// and chest pressed on the floor, so the servos turn the pelvis and limbs to the chest and the
+  /// facing the clip was chosen for stays. An external torque. [default true]
+  bool braceChest = true;
 };
+
+/// GatherSettings in range (each field's [range] above); the error names the field.
+Status validateGatherSettings(const GatherSettings& settings);
 
 /// A pin (SPEC.md section 5, drive.h PinApplier): a world-space pull of one body toward its
 /// animated pose. An external force: the character's record says how much it applied.

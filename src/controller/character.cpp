@@ -160,6 +160,7 @@ Result<std::unique_ptr<Character>> Character::create(
   }
   if (Status s = validateLandingSettings(settings.landing); !s) return Error{s.error()};
   if (Status s = validateHistorySettings(settings.history); !s) return Error{s.error()};
+  if (Status s = validateGatherSettings(settings.gather); !s) return Error{s.error()};
   // Bones left to the animation (SPEC.md section 3's write-back mask), by name or by index.
   std::vector<std::uint8_t> writeBackMask(n, 1);
   const auto own = [&](int j, const std::string& how) -> Status {

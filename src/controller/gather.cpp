@@ -6,7 +6,7 @@
 // to 5 m/s and levered the body over: of the DeepMimic run's falls that settled face down, 9 of
 // 22 were rolled onto the side or back, 6 of them then got up with the face-up clip (ProneGetUp,
 // issue 31). Two changes keep the body lying the way its clip was chosen for:
-// - the targets travel from the settled pose to the clip's first frame at kGatherJointSpeed (the
+// - the targets travel from the settled pose to the clip's first frame at jointSpeed (the
 //   joint with the farthest to go; all arrive together), so the limbs move slowly;
 // - a brace holds the chest-outward axis where it settled (an angular pin with the powered pins'
 //   gains on the chest, no linear pull, free to spin about that axis) until the transition
@@ -37,8 +37,6 @@ using controller_detail::horizontal;
 
 namespace {
 
-/// Angular speed of the gather's moving target for the joint with the farthest to go. [rad/s]
-constexpr double kGatherJointSpeed = 2.0;
 /// The chest brace: angular stiffness and damping of PoweredPin's default gains (critical), no
 /// linear pull, no limits.
 constexpr PinGains kBraceGains{0.0,    0.0,  std::numeric_limits<double>::infinity(),
@@ -68,7 +66,7 @@ void Character::Impl::startGather(const GetUpClip& clip) {
   double farthest = 0.0;
   for (size_t j = 0; j < gatherTo_.size(); ++j)
     farthest = std::max(farthest, rotationAngle(gatherFrom_[j], gatherTo_[j]));
-  gatherPath_ = farthest / kGatherJointSpeed;
+  gatherPath_ = farthest / settings_.gather.jointSpeed;
   std::copy(gatherFrom_.begin(), gatherFrom_.end(), jointTargets_.begin());
   gathering_ = true;
   gatherTime_ = 0.0;
@@ -86,7 +84,7 @@ void Character::Impl::startGather(const GetUpClip& clip) {
   driveMotors(MotorOwner::Gather, jointTargets_, {}, driveWeights_);
   // The brace on the chest: this character's own substep listener (empty outside powered mode).
   const int chest = asset_->bodyForJoint(asset_->map[Slot::Chest]);
-  if (chest >= 0) {
+  if (chest >= 0 && settings_.gather.braceChest) {
     pinBodies_.clear();
     pinGains_.clear();
     pinBodies_.push_back(ragdoll_->body(chest));
@@ -152,6 +150,21 @@ void Character::Impl::gatherPostStep(double dt) {
   const double ramp = settings_.gather.rampTime > 0.0 ? settings_.gather.rampTime : settings_.gather.duration;
   std::fill(driveWeights_.begin(), driveWeights_.end(), std::clamp(gatherTime_ / ramp, 0.0, 1.0));
   driveMotors(MotorOwner::Gather, jointTargets_, {}, driveWeights_);
+}
+
+Status validateGatherSettings(const GatherSettings& s) {
+  const auto bad = [](const char* field, double value, const char* range) {
+    return Error{std::string("gather.") + field + " = " + format("%g", value) + ": must be " + range};
+  };
+  if (!std::isfinite(s.duration) || s.duration < 0.0) return bad("duration", s.duration, "finite and >= 0 s");
+  if (!std::isfinite(s.rampTime) || s.rampTime < 0.0) return bad("rampTime", s.rampTime, "finite and >= 0 s");
+  if (!std::isfinite(s.restSpeed) || s.restSpeed <= 0.0)
+    return bad("restSpeed", s.restSpeed, "finite and > 0 m/s");
+  if (!std::isfinite(s.maxDuration) || s.maxDuration < 0.0)
+    return bad("maxDuration", s.maxDuration, "finite and >= 0 s");
+  if (!std::isfinite(s.jointSpeed) || s.jointSpeed <= 0.0)
+    return bad("jointSpeed", s.jointSpeed, "finite and > 0 rad/s");
+  return {};
 }
 
 void Character::Impl::updateBrace() {
