@@ -1,50 +1,9 @@
 // The per-step recovery functions never allocate: counted through the replaceable global
-// operator new of this test binary.
+// operator new of this test binary (tests/support/counting_new.h).
 #include "recovery/recovery_test_util.h"
+#include "support/counting_new.h"
 
 #include <gtest/gtest.h>
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
-namespace {
-std::atomic<long> gAllocations{0};
-// Out of line, so GCC's -Wmismatched-new-delete does not see free() paired with operator new.
-[[gnu::noinline]] void release(void* p) noexcept { std::free(p); }
-}  // namespace
-
-// Every replaceable form, so no allocation bypasses the count (and ASan sees matching pairs).
-void* operator new(std::size_t size) {
-  gAllocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return ::operator new(size); }
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  gAllocations.fetch_add(1, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
-  return ::operator new(size, tag);
-}
-void* operator new(std::size_t size, std::align_val_t align) {
-  gAllocations.fetch_add(1, std::memory_order_relaxed);
-  const auto a = static_cast<std::size_t>(align);
-  if (void* p = std::aligned_alloc(a, ((size == 0 ? 1 : size) + a - 1) / a * a)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size, std::align_val_t align) { return ::operator new(size, align); }
-void operator delete(void* p) noexcept { release(p); }
-void operator delete[](void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t) noexcept { release(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }
 
 namespace handoff {
 namespace {
@@ -63,7 +22,7 @@ TEST(NoAllocation, PerStepRecoveryFunctions) {
   scratch.resize(c.skeleton.jointCount());
   const std::vector<int> tracked = {c.map[Slot::Pelvis], c.map[Slot::FootL], c.map[Slot::FootR]};
 
-  const long before = gAllocations.load();
+  const long before = test_support::allocationCount();
   double sink = 0.0;
   for (int step = 0; step < 120; ++step) {
     const double t = step / 60.0;
@@ -82,12 +41,12 @@ TEST(NoAllocation, PerStepRecoveryFunctions) {
       sink += plan.duration;
     }
   }
-  const long after = gAllocations.load();
+  const long after = test_support::allocationCount();
   EXPECT_EQ(after - before, 0) << "allocations in per-step recovery functions";
   EXPECT_TRUE(std::isfinite(sink));
   // The counter does count.
   std::vector<Transform> allocated(n);
-  EXPECT_GT(gAllocations.load(), after);
+  EXPECT_GT(test_support::allocationCount(), after);
   EXPECT_EQ(allocated.size(), n);
 }
 

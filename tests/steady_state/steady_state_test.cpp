@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -156,6 +157,19 @@ TEST(SteadyState, TheCountingOperatorNewCountsEveryForm) {
     gEscaped = v.data();
   }
   EXPECT_EQ(allocations() - news, 5);
+  EXPECT_EQ(liveAllocations(), live);
+  // The over-aligned forms (a type aligned beyond new's default).
+  struct alignas(64) Wide {
+    char bytes[64];
+  };
+  auto* wide = new Wide;
+  auto* wides = new Wide[2];
+  gEscaped = wide;
+  gEscaped = wides;
+  EXPECT_EQ(allocations() - news, 7);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(wide) % 64, 0u);
+  delete wide;
+  delete[] wides;
   EXPECT_EQ(liveAllocations(), live);
 }
 
