@@ -5,6 +5,7 @@
 // limits eased back across the Euler wrap and the solver threw the arm, +700 J), holds on a
 // pirouette at about 690 deg/s, and fails when energy is put in behind the solver's back.
 #include "handoff/runner.h"
+#include "support/checks.h"
 
 #include <gtest/gtest.h>
 
@@ -52,19 +53,6 @@ Scenario salsa(const std::string& extraEvents = "") {
               "salsa.json");
 }
 
-RunOptions quiet() {
-  RunOptions options;
-  options.baselines = false;
-  options.driveComparison = false;
-  return options;
-}
-
-const ThresholdCheck* find(const ScenarioResult& r, const std::string& name) {
-  const auto it =
-      std::find_if(r.checks.begin(), r.checks.end(), [&](const ThresholdCheck& c) { return c.name == name; });
-  return it == r.checks.end() ? nullptr : &*it;
-}
-
 void expectEveryHandoffRow(const ScenarioResult& r, const char* what) {
   for (const ThresholdCheck& c : r.checks) {
     if (c.name.rfind("handoff.", 0) == 0 || c.name.rfind("robustness.", 0) == 0) {
@@ -75,13 +63,12 @@ void expectEveryHandoffRow(const ScenarioResult& r, const char* what) {
 }
 
 TEST(EnergyRow, SalsaShoulderThroughPiGainsNoEnergy) {
-  ScenarioRunner runner(quiet());
-  const ScenarioResult r = runner.run(salsa());
+  const ScenarioResult r = test::runScenarioAlone(salsa());
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.handoffs.size(), 1u);
   const HandoffMetrics& h = r.handoffs[0];
-  const ThresholdCheck* energy = find(r, "handoff.energy_no_gain_2s");
-  const ThresholdCheck* speed = find(r, "handoff.no_explosion_2s");
+  const ThresholdCheck* energy = test::findThresholdCheck(r, "handoff.energy_no_gain_2s");
+  const ThresholdCheck* speed = test::findThresholdCheck(r, "handoff.no_explosion_2s");
   ASSERT_NE(energy, nullptr);
   ASSERT_NE(speed, nullptr);
   std::printf(
@@ -101,16 +88,15 @@ TEST(EnergyRow, PirouetteHandoffsHoldEveryRow) {
   // Seeded handoff times across the turn (the clip lasts 0.68 s at 1.5x).
   std::mt19937 rng(31);
   std::uniform_real_distribution<double> when(0.03, 0.62);
-  ScenarioRunner runner(quiet());
   std::vector<double> spins, gains, speeds;
   for (int k = 0; k < 12; ++k) {
     const double t = std::round(when(rng) * 1e3) / 1e3;
-    const ScenarioResult r = runner.run(pirouette(t));
+    const ScenarioResult r = test::runScenarioAlone(pirouette(t));
     ASSERT_TRUE(r.ok) << r.error;
     ASSERT_EQ(r.handoffs.size(), 1u);
     const HandoffMetrics& h = r.handoffs[0];
-    const ThresholdCheck* energy = find(r, "handoff.energy_no_gain_2s");
-    const ThresholdCheck* speed = find(r, "handoff.no_explosion_2s");
+    const ThresholdCheck* energy = test::findThresholdCheck(r, "handoff.energy_no_gain_2s");
+    const ThresholdCheck* speed = test::findThresholdCheck(r, "handoff.no_explosion_2s");
     ASSERT_NE(energy, nullptr);
     ASSERT_NE(speed, nullptr);
     std::printf(
@@ -137,26 +123,11 @@ TEST(EnergyRow, PirouetteHandoffsHoldEveryRow) {
 /// A game bug behind the solver's back: every ragdoll body given 3 m/s more upward once, 0.1 s
 /// after the handoff (about 1/2 M (3 m/s)^2 = 300 J), with no impulse the runner sees.
 TEST(EnergyRow, AGainPutInBehindTheSolversBackFailsTheRow) {
-  ScenarioRunner runner(quiet());
-  auto started = ScenarioSession::start(runner, salsa());
-  ASSERT_TRUE(started.ok()) << started.error();
-  ScenarioSession& session = **started;
   bool injected = false;
-  while (session.step()) {
-    if (!injected && session.time() >= 0.333 + 0.1) {
-      // The session owns the world; the test plays the game that writes to it.
-      auto& world = const_cast<PhysicsWorld&>(session.world());
-      const Ragdoll& ragdoll = session.character().ragdoll();
-      for (int b = 0; b < ragdoll.bodyCount(); ++b) {
-        world.setLinearVelocity(ragdoll.body(b), world.linearVelocity(ragdoll.body(b)) + Vec3{0.0, 3.0, 0.0});
-      }
-      injected = true;
-    }
-  }
-  const ScenarioResult r = session.finish();
+  const ScenarioResult r = test::runWithVelocityKick(salsa(), 0.333 + 0.1, Vec3{0.0, 3.0, 0.0}, injected);
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_TRUE(injected);
-  const ThresholdCheck* energy = find(r, "handoff.energy_no_gain_2s");
+  const ThresholdCheck* energy = test::findThresholdCheck(r, "handoff.energy_no_gain_2s");
   ASSERT_NE(energy, nullptr);
   std::printf("[energy] salsa, +3 m/s up at 0.1 s: gain %.3f J, %.2f %% (bound %.0f %%)\n",
               r.handoffs[0].worstEnergyGain, energy->value, energy->threshold);
@@ -165,12 +136,11 @@ TEST(EnergyRow, AGainPutInBehindTheSolversBackFailsTheRow) {
 
 /// The same energy put in as a hit the runner applies: work done on the ragdoll, no gain.
 TEST(EnergyRow, AHitIsWorkDoneNotAGain) {
-  ScenarioRunner runner(quiet());
-  const ScenarioResult r =
-      runner.run(salsa(R"(, { "time": 0.833, "type": "impulse", "body": "chest", "impulse": [0, 60, 80] })"));
+  const ScenarioResult r = test::runScenarioAlone(
+      salsa(R"(, { "time": 0.833, "type": "impulse", "body": "chest", "impulse": [0, 60, 80] })"));
   ASSERT_TRUE(r.ok) << r.error;
   const HandoffMetrics& h = r.handoffs[0];
-  const ThresholdCheck* energy = find(r, "handoff.energy_no_gain_2s");
+  const ThresholdCheck* energy = test::findThresholdCheck(r, "handoff.energy_no_gain_2s");
   ASSERT_NE(energy, nullptr);
   std::printf("[energy] salsa hit with 100 N s: work %.1f J, worst gain %.3f J (%.2f %%)\n", h.energyWork,
               h.worstEnergyGain, energy->value);

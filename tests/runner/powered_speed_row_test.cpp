@@ -3,10 +3,10 @@
 // animation then is (HandoffMetrics::worstSpeedAnimationAllowance); a speed put in behind the
 // solver's back while the animation is slow still fails the row.
 #include "handoff/runner.h"
+#include "support/checks.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -30,29 +30,15 @@ Scenario poweredAt(const char* clip, double time) {
   return s ? *s : Scenario{};
 }
 
-RunOptions quiet() {
-  RunOptions options;
-  options.baselines = false;
-  options.driveComparison = false;
-  return options;
-}
-
-const ThresholdCheck* find(const ScenarioResult& r, const std::string& name) {
-  const auto it =
-      std::find_if(r.checks.begin(), r.checks.end(), [&](const ThresholdCheck& c) { return c.name == name; });
-  return it == r.checks.end() ? nullptr : &*it;
-}
-
 // The DeepMimic backflip powered at 0.2 s and 0.5 s: the bodies follow the flip at up to ~9 m/s
 // beyond their speed at the entry (without the animation's term: 6.2 and 9.1 m/s over the bound).
 TEST(PoweredSpeedRow, ABackflipFollowedIsNotAnExplosion) {
-  ScenarioRunner runner(quiet());
   for (const double t : {0.2, 0.5}) {
-    const ScenarioResult r = runner.run(poweredAt("humanoid3d_backflip", t));
+    const ScenarioResult r = test::runScenarioAlone(poweredAt("humanoid3d_backflip", t));
     ASSERT_TRUE(r.ok) << r.error;
     ASSERT_EQ(r.handoffs.size(), 1u);
     const HandoffMetrics& h = r.handoffs[0];
-    const ThresholdCheck* speed = find(r, "powered.no_explosion_2s");
+    const ThresholdCheck* speed = test::findThresholdCheck(r, "powered.no_explosion_2s");
     ASSERT_NE(speed, nullptr);
     std::printf(
         "[powered speed] backflip at %.1f s: row %+.3f m/s, the animation's term %.2f m/s at the worst\n", t,
@@ -64,25 +50,12 @@ TEST(PoweredSpeedRow, ABackflipFollowedIsNotAnExplosion) {
 // The jump clip's standing start powered at 0.1 s, every body given 5 m/s more upward at 0.2 s
 // by a game writing to the world: the animation is slow then, so the row fails.
 TEST(PoweredSpeedRow, ASpeedPutInBehindTheSolversBackStillFails) {
-  ScenarioRunner runner(quiet());
-  auto started = ScenarioSession::start(runner, poweredAt("humanoid3d_jump", 0.1));
-  ASSERT_TRUE(started.ok()) << started.error();
-  ScenarioSession& session = **started;
   bool injected = false;
-  while (session.step()) {
-    if (!injected && session.time() >= 0.2) {
-      auto& world = const_cast<PhysicsWorld&>(session.world());
-      const Ragdoll& ragdoll = session.character().ragdoll();
-      for (int b = 0; b < ragdoll.bodyCount(); ++b) {
-        world.setLinearVelocity(ragdoll.body(b), world.linearVelocity(ragdoll.body(b)) + Vec3{0.0, 5.0, 0.0});
-      }
-      injected = true;
-    }
-  }
-  const ScenarioResult r = session.finish();
+  const ScenarioResult r =
+      test::runWithVelocityKick(poweredAt("humanoid3d_jump", 0.1), 0.2, Vec3{0.0, 5.0, 0.0}, injected);
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_TRUE(injected);
-  const ThresholdCheck* speed = find(r, "powered.no_explosion_2s");
+  const ThresholdCheck* speed = test::findThresholdCheck(r, "powered.no_explosion_2s");
   ASSERT_NE(speed, nullptr);
   std::printf("[powered speed] jump start, +5 m/s up at 0.2 s: row %+.3f m/s (animation's term %.2f)\n",
               speed->value, r.handoffs[0].worstSpeedAnimationAllowance);

@@ -1,5 +1,6 @@
-// A threshold row of a scenario result by name (the runner tests' common look-up), and a run of a
-// scenario alone (no baselines, no drive comparison) on the shipped data.
+// A threshold row of a scenario result by name (the runner tests' common look-up), a run of a
+// scenario alone (no baselines, no drive comparison) on the shipped data, and the same run with a
+// velocity put into every ragdoll body behind the solver's back (a game bug the rows must catch).
 #pragma once
 
 #include "handoff/runner.h"
@@ -17,13 +18,44 @@ inline const ThresholdCheck* findThresholdCheck(const ScenarioResult& r, const s
 }
 
 /// `s` run once on the shipped data, without the naive baselines or the other drive solver.
-inline ScenarioResult runScenarioAlone(const Scenario& s) {
+inline RunOptions aloneRunOptions() {
   RunOptions options;
   options.searchDirs = {HANDOFF_DATA_DIR};
   options.baselines = false;
   options.driveComparison = false;
-  ScenarioRunner runner(options);
+  return options;
+}
+
+inline ScenarioResult runScenarioAlone(const Scenario& s) {
+  ScenarioRunner runner(aloneRunOptions());
   return runner.run(s);
+}
+
+/// `s` run alone, every ragdoll body's linear velocity raised by `kick` once, at the first step
+/// boundary at or after scene time `at`, written straight into the world (no impulse the runner
+/// sees). `kicked` tells whether the run reached `at`. A start that fails gives a result with
+/// ok false and the error.
+inline ScenarioResult runWithVelocityKick(const Scenario& s, double at, const Vec3& kick, bool& kicked) {
+  kicked = false;
+  ScenarioRunner runner(aloneRunOptions());
+  auto started = ScenarioSession::start(runner, s);
+  if (!started.ok()) {
+    ScenarioResult failed;
+    failed.error = started.error();
+    return failed;
+  }
+  ScenarioSession& session = **started;
+  while (session.step()) {
+    if (kicked || session.time() < at) continue;
+    // The session owns the world; the test plays the game that writes to it.
+    auto& world = const_cast<PhysicsWorld&>(session.world());
+    const Ragdoll& ragdoll = session.character().ragdoll();
+    for (int b = 0; b < ragdoll.bodyCount(); ++b) {
+      world.setLinearVelocity(ragdoll.body(b), world.linearVelocity(ragdoll.body(b)) + kick);
+    }
+    kicked = true;
+  }
+  return session.finish();
 }
 
 }  // namespace handoff::test
