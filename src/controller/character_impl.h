@@ -237,8 +237,8 @@ struct Character::Impl {
   // Powered.
   PoweredSettings powered_;
   std::unique_ptr<ExplicitDrive> drive_;
-  /// The pins while powered with any (nullptr: none): pinStore_, kept and reset in place across
-  /// powered entries (no allocation once it has held as many pins).
+  /// The pins while powered with any (nullptr: none): pinStore_, made by Character::create with
+  /// room for a pin on every body and reset in place by powered mode and the gather's brace.
   PinApplier* pins_ = nullptr;
   std::unique_ptr<PinApplier> pinStore_;
   /// goPowered's scratch (storage kept across entries).

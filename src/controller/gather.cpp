@@ -28,7 +28,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <memory>
 
 namespace handoff {
 
@@ -41,11 +40,6 @@ namespace {
 /// linear pull, no limits.
 constexpr PinGains kBraceGains{0.0,    0.0,  std::numeric_limits<double>::infinity(),
                                1600.0, 80.0, std::numeric_limits<double>::infinity()};
-
-double rotationAngle(const Quat& a, const Quat& b) {
-  const Quat d = glm::inverse(a) * b;
-  return 2.0 * std::acos(std::min(1.0, std::abs(d.w)));
-}
 
 }  // namespace
 
@@ -65,7 +59,7 @@ void Character::Impl::startGather(const GetUpClip& clip) {
   if (!JointTargetsJob{driveJoints_, bodyTargets_, gatherTo_}.run()) return;
   double farthest = 0.0;
   for (size_t j = 0; j < gatherTo_.size(); ++j)
-    farthest = std::max(farthest, rotationAngle(gatherFrom_[j], gatherTo_[j]));
+    farthest = std::max(farthest, angleBetween(gatherFrom_[j], gatherTo_[j]));
   gatherPath_ = farthest / settings_.gather.jointSpeed;
   std::copy(gatherFrom_.begin(), gatherFrom_.end(), jointTargets_.begin());
   gathering_ = true;
@@ -89,11 +83,7 @@ void Character::Impl::startGather(const GetUpClip& clip) {
     pinGains_.clear();
     pinBodies_.push_back(ragdoll_->body(chest));
     pinGains_.push_back(kBraceGains);
-    if (pinStore_) {
-      pinStore_->reset(pinBodies_, pinGains_);  // its target: the chest where it lies
-    } else {
-      pinStore_ = std::make_unique<PinApplier>(*world_, pinBodies_, pinGains_);
-    }
+    pinStore_->reset(pinBodies_, pinGains_);  // its target: the chest where it lies
     listeners_.clear();
     listeners_.add(pinStore_.get());
     world_->addSubstepListener(&listeners_);

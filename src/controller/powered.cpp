@@ -182,11 +182,7 @@ Status Character::Impl::goPowered(const PoweredSettings& settings) {
   listeners_.clear();
   pins_ = nullptr;
   if (!pins.empty()) {
-    if (pinStore_) {
-      pinStore_->reset(pinBodies_, pinGains_);
-    } else {
-      pinStore_ = std::make_unique<PinApplier>(*world_, pinBodies_, pinGains_);
-    }
+    pinStore_->reset(pinBodies_, pinGains_);
     pins_ = pinStore_.get();
   }
 

@@ -91,10 +91,8 @@ namespace {
 Transform poseBefore(const Transform& pose, const Vec3& linearVelocity, const Vec3& angularVelocity,
                      double ahead) {
   if (ahead <= 0.0) return pose;
-  const Vec3 turn = angularVelocity * ahead;
-  const double angle = glm::length(turn);
-  const Quat back = angle > 1e-12 ? glm::angleAxis(-angle, turn / angle) : Quat{1, 0, 0, 0};
-  return Transform{glm::normalize(back * pose.rotation), pose.translation - linearVelocity * ahead};
+  return Transform{glm::normalize(fromRotationVector(-angularVelocity * ahead) * pose.rotation),
+                   pose.translation - linearVelocity * ahead};
 }
 }  // namespace
 
