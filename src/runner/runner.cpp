@@ -1,7 +1,7 @@
 // ScenarioRunner::run: the scenario's own run as a ScenarioSession stepped to its end, then the
 // naive baselines and the other drive solver, each a session of its own on the same loaded files
-// (runner.h). Loading is in load.cpp, the session in session.cpp, the checks in checks.cpp, the
-// report in report.cpp.
+// (runner.h). Loading is in load.cpp, the session in session*.cpp (session_impl.h), the checks in
+// checks.cpp, the report in report.cpp.
 #include "handoff/runner.h"
 
 #include "runner/runner_internal.h"
