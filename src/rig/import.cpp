@@ -888,8 +888,10 @@ Result<ImportedAsset> importFile(const std::string& path, const ImportOptions& o
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) return Error{path + ": cannot open the file for reading"};
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ostringstream buffer;
+    buffer << in.rdbuf();  // the stream buffer's bulk copy, not a character at a time
     if (in.bad()) return Error{path + ": read error"};
+    const std::string bytes = std::move(buffer).str();
     if (bvh) {
       Result<ImportedAsset> imported = importBvh(bytes, path, options);
       if (!imported) return Error{validUtf8(imported.error())};

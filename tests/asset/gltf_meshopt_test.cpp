@@ -5,6 +5,7 @@
 // the uncompressed file's skeleton, clips, meshes and humanoid map.
 #include "asset_test_util.h"
 #include "glb_test_util.h"
+#include "support/files.h"
 
 #include <meshoptimizer.h>
 #include <nlohmann/json.hpp>
@@ -13,20 +14,13 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <map>
 
 namespace handoff {
 namespace {
 using namespace asset_test;
 using Json = nlohmann::json;
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 std::uint32_t u32(const std::string& data, size_t at) {
   std::uint32_t v = 0;
@@ -266,7 +260,7 @@ void expectSameMap(const ImportedAsset& a, const ImportedAsset& b) {
 const char* kRobot = "robot-expressive/RobotExpressive.glb";
 
 TEST(GltfMeshopt, LosslessCompressionImportsExactlyAsTheUncompressedFile) {
-  const std::string original = readFile(dataPath(kRobot));
+  const std::string original = test::readFile(dataPath(kRobot));
   const std::string packed = compress(original, Filters::None);
   std::printf("RobotExpressive.glb: %zu bytes, meshopt-compressed %zu bytes\n", original.size(),
               packed.size());
@@ -293,7 +287,7 @@ TEST(GltfMeshopt, LosslessCompressionImportsExactlyAsTheUncompressedFile) {
 }
 
 TEST(GltfMeshopt, FilteredAndQuantizedDataIsDecodedWithinItsPrecision) {
-  const std::string original = readFile(dataPath(kRobot));
+  const std::string original = test::readFile(dataPath(kRobot));
   const std::string packed = compress(original, Filters::Lossy);
   Result<ImportedAsset> plain = importFileData(original, "robot.glb");
   Result<ImportedAsset> decoded = importFileData(packed, "robot_meshopt_cc.glb");
@@ -332,7 +326,7 @@ size_t firstCompressed(const Json& doc, const std::string& mode) {
 }
 
 TEST(GltfMeshopt, ModesFiltersAndCodecVersionsItCannotDecodeAreNamed) {
-  const std::string packed = compress(readFile(dataPath(kRobot)), Filters::None);
+  const std::string packed = compress(test::readFile(dataPath(kRobot)), Filters::None);
   const auto error = [](const std::string& file) {
     Result<ImportedAsset> imported = importFileData(file, "packed.glb");
     EXPECT_FALSE(imported.ok());

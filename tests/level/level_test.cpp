@@ -3,6 +3,7 @@
 #include "handoff/level.h"
 #include "handoff/physics.h"
 #include "handoff/physics_bullet.h"
+#include "support/files.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,7 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -337,8 +337,7 @@ namespace {
 /// changed by `edit` and its Draco bytes by `corrupt`, written to a file of its own.
 template <class Edit, class Corrupt>
 std::string brokenDracoBox(const std::string& name, Edit edit, Corrupt corrupt) {
-  std::ifstream in(kDir + "draco_box.glb", std::ios::binary);
-  std::string glb((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string glb = test::readFile(kDir + "draco_box.glb");
   std::uint32_t jsonLength = 0;
   std::memcpy(&jsonLength, glb.data() + 12, 4);
   nlohmann::json doc = nlohmann::json::parse(glb.substr(20, jsonLength));

@@ -5,6 +5,7 @@
 // allocate without bound.
 #include "handoff/import.h"
 #include "rig/assimp_read.h"
+#include "support/files.h"
 
 #include <assimp/scene.h>
 #include <gtest/gtest.h>
@@ -18,18 +19,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <thread>
 #include <vector>
 
 namespace handoff {
 namespace {
-
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 const std::string kRegressions = std::string(HANDOFF_SOURCE_DIR) + "/tests/fuzz/regressions/import/";
 
@@ -64,7 +58,7 @@ TEST(ImportChecks, EveryFuzzFindingIsStoppedBeforeAssimp) {
   ImportOptions direct;
   direct.isolateParser = false;
   for (const Case& c : cases) {
-    const std::string bytes = readBytes(kRegressions + c.file);
+    const std::string bytes = test::readFile(kRegressions + c.file);
     ASSERT_GT(bytes.size(), 1U) << c.file;
     Result<ImportedAsset> imported = importFileData(std::string_view(bytes).substr(1), c.name, direct);
     ASSERT_FALSE(imported.ok()) << c.file;
@@ -77,7 +71,7 @@ TEST(ImportChecks, EveryFuzzFindingIsStoppedBeforeAssimp) {
 // glTF allows a skin without inverse bind matrices; Assimp 5.2 crashes on it (SIGSEGV, found by the
 // fuzzer). The rewrite gives it the inverses of its joints' node transforms, as three.js reads it.
 TEST(ImportChecks, ASkinWithoutInverseBindMatricesTakesTheNodePose) {
-  const std::string bytes = readBytes(kRegressions + "gltf_skin_without_inverse_bind_matrices.glb");
+  const std::string bytes = test::readFile(kRegressions + "gltf_skin_without_inverse_bind_matrices.glb");
   ImportOptions direct;
   direct.isolateParser = false;
   direct.requireHumanScale = false;

@@ -1,12 +1,12 @@
 // Bad input: every case returns an Error naming the file, the reason and (for BVH text) the line;
 // nothing crashes and no half-filled asset comes back.
 #include "handoff/import.h"
+#include "support/files.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include <unistd.h>
@@ -194,10 +194,6 @@ class ImportFileErrors : public ::testing::Test {
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
   }
-  static std::string read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  }
   std::filesystem::path directory_;
 };
 
@@ -223,7 +219,7 @@ TEST_F(ImportFileErrors, FileWithoutASkeleton) {
 }
 
 TEST_F(ImportFileErrors, TruncatedBvhFile) {
-  const std::string text = read(kData + "/deepmimic/humanoid3d_run.bvh");
+  const std::string text = test::readFile(kData + "/deepmimic/humanoid3d_run.bvh");
   // Keep the header and a frame and a half.
   const size_t motion = text.find("Frame Time:");
   const size_t firstFrameEnd = text.find('\n', text.find('\n', motion) + 1);
@@ -235,14 +231,14 @@ TEST_F(ImportFileErrors, TruncatedBvhFile) {
 }
 
 TEST_F(ImportFileErrors, TruncatedAndGarbageBinaryFiles) {
-  const std::string glb = read(kData + "/robot-expressive/RobotExpressive.glb");
+  const std::string glb = test::readFile(kData + "/robot-expressive/RobotExpressive.glb");
   for (const size_t size : {size_t{12}, size_t{1000}, glb.size() / 2}) {
     const std::string path = write("robot_" + std::to_string(size) + ".glb", glb.substr(0, size));
     Result<ImportedAsset> result = importFile(path);
     ASSERT_FALSE(result) << size;
     EXPECT_EQ(result.error().rfind(path + ": ", 0), 0u) << result.error();
   }
-  const std::string fbx = read(kData + "/assimp/huesitos.fbx");
+  const std::string fbx = test::readFile(kData + "/assimp/huesitos.fbx");
   const std::string path = write("huesitos_cut.fbx", fbx.substr(0, fbx.size() / 3));
   Result<ImportedAsset> result = importFile(path);
   ASSERT_FALSE(result);

@@ -1,13 +1,12 @@
 // Import of real files: BVH (CMU, DeepMimic), glTF (Mesh2Motion, RobotExpressive), FBX and
 // COLLADA (assimp test models). Data comes from the project's data/ folder (HANDOFF_DATA_DIR).
 #include "handoff/import.h"
+#include "support/files.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -18,11 +17,6 @@ namespace handoff {
 namespace {
 
 const std::string kData = HANDOFF_DATA_DIR;
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 const ImportedAsset& load(const std::string& relativePath) {
   static std::map<std::string, std::unique_ptr<ImportedAsset>> cache;
@@ -195,7 +189,7 @@ RefPose referencePose(const RefBvh& bvh, int frame) {
 void expectMatchesReference(const std::string& relativePath, const std::vector<std::string>& mustHaveJoints) {
   SCOPED_TRACE(relativePath);
   const ImportedAsset& asset = load(relativePath);
-  const RefBvh bvh = parseReference(readText(kData + "/" + relativePath));
+  const RefBvh bvh = parseReference(test::readFile(kData + "/" + relativePath));
   ASSERT_EQ(asset.skeleton.jointCount(), static_cast<int>(bvh.joints.size()));
   ASSERT_EQ(asset.clips.size(), 1u);
   const Clip& clip = asset.clips[0];
@@ -321,7 +315,7 @@ TEST(ImportBvh, DeepMimicPositionsMatchIndependentForwardKinematics) {
 
 TEST(ImportBvh, TextAndFileGiveTheSameAsset) {
   const std::string path = kData + "/deepmimic/humanoid3d_run.bvh";
-  Result<ImportedAsset> fromText = importBvhText(readText(path), path);
+  Result<ImportedAsset> fromText = importBvhText(test::readFile(path), path);
   ASSERT_TRUE(fromText) << fromText.error();
   const ImportedAsset& fromFile = load("deepmimic/humanoid3d_run.bvh");
   EXPECT_EQ(fromText->skeleton.jointNames, fromFile.skeleton.jointNames);

@@ -5,6 +5,7 @@
 // (finding 12: frame times, non-finite matrices and keys, zero quaternions).
 #include "handoff/import.h"
 #include "handoff/rig.h"
+#include "support/files.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +21,6 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -31,11 +31,6 @@ namespace loader_limits_test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 void writeBytes(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
@@ -96,7 +91,7 @@ class ExternalUri : public ::testing::Test {
     folder_ = root_ / "a" / "b" / "model";
     fs::create_directories(folder_);
     const std::string corpus =
-        readBytes(std::string(HANDOFF_SOURCE_DIR) + "/tests/fuzz/corpus/import/animated.gltf");
+        test::readFile(std::string(HANDOFF_SOURCE_DIR) + "/tests/fuzz/corpus/import/animated.gltf");
     json_ = corpus.substr(1);  // the fuzzer's first byte picks the format
     const size_t start = json_.find("\"data:application/octet-stream;base64,");
     ASSERT_NE(start, std::string::npos);

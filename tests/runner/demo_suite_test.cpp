@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -25,17 +24,13 @@
 #include <unistd.h>
 
 #include "support/bullet_precision.h"
+#include "support/files.h"
 
 namespace handoff {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string readAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 /// The suite, run once for the whole binary.
 struct Demo {
@@ -67,8 +62,8 @@ void runDemo(Demo& out) {
     return;
   }
   out.results = std::move(results).value();
-  out.metrics = json::parse(readAll(out.folder / "metrics.json"));
-  out.html = readAll(out.folder / "report.html");
+  out.metrics = json::parse(test::readFile(out.folder / "metrics.json"));
+  out.html = test::readFile(out.folder / "report.html");
 }
 
 /// The suite, run once per process (its folder removed at exit).

@@ -3,6 +3,7 @@
 // good_*) and it becomes a regression test. good_* files must load, bad_* files must be refused;
 // every rejection names the file and is valid UTF-8; every accepted file round-trips.
 #include "handoff/scenario.h"
+#include "support/files.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,8 +12,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -33,8 +32,7 @@ class ScenarioCorpus : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScenarioCorpus, BehavesAsTheFuzzTargetRequires) {
   const std::string name = std::filesystem::path(GetParam()).filename().string();
-  std::ifstream in(GetParam(), std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = test::readFile(GetParam());
   Result<Scenario> loaded = loadScenarioJson(text, name);
   if (!loaded) {
     EXPECT_EQ(name.rfind("bad_", 0), 0u) << loaded.error();

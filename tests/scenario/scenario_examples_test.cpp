@@ -1,13 +1,12 @@
 // The shipped scenarios (scenarios/*.json) load, round-trip, and validate against their
 // character files.
 #include "handoff/scenario.h"
+#include "support/files.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -90,8 +89,7 @@ TEST(ScenarioExamples, DeathDownStepsStandsOnTheLandingAtTheTopStep) {
 }
 
 TEST(ScenarioExamples, TheDocumentedCompleteExampleLoads) {
-  std::ifstream in(kSource + "/docs/SCENARIOS.md");
-  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string doc = test::readFile(kSource + "/docs/SCENARIOS.md");
   const std::size_t begin = doc.find("```json\n");
   ASSERT_NE(begin, std::string::npos);
   const std::size_t end = doc.find("```", begin + 8);
