@@ -1,9 +1,9 @@
 // The handoff command-line tool. Uses only the public API (include/handoff/).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "command.h"
 #include "handoff/level.h"
 #include "handoff/physics.h"
 #include "handoff/result.h"
@@ -42,16 +42,16 @@ struct EngineRun {
 /// side by side, in the first run's order.
 Status writeEngineComparison(const std::filesystem::path& file, const std::vector<EngineRun>& runs);
 
-void addInspectCommand(CLI::App& app, int& exitCode);
-void addDemoCommand(CLI::App& app, int& exitCode);
-void addAssetCommands(CLI::App& app, int& exitCode);
-void addBenchCommands(CLI::App& app, int& exitCode);
+void addInspectCommand(Command app, int& exitCode);
+void addDemoCommand(Command app, int& exitCode);
+void addAssetCommands(Command app, int& exitCode);
+void addBenchCommands(Command app, int& exitCode);
 /// `handoff bench soak` (cmd_bench_soak.cpp) on the `bench` command.
-void addSoakBenchCommand(CLI::App& bench, int& exitCode);
-void addLiveCommand(CLI::App& app, int& exitCode);
-void addDiagnoseCommand(CLI::App& app, int& exitCode);
-void addCorpusCommand(CLI::App& app, int& exitCode);
-void addLevelCommand(CLI::App& app, int& exitCode);
+void addSoakBenchCommand(Command bench, int& exitCode);
+void addLiveCommand(Command app, int& exitCode);
+void addDiagnoseCommand(Command app, int& exitCode);
+void addCorpusCommand(Command app, int& exitCode);
+void addLevelCommand(Command app, int& exitCode);
 
 /// What `handoff level` and the corpus's level rows report of a level (cmd_level.cpp).
 struct LevelFigures {

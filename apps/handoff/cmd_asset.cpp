@@ -43,7 +43,7 @@ void printMap(const Skeleton& skeleton, const HumanoidMapReport& report, std::FI
 
 }  // namespace
 
-void addAssetCommands(CLI::App& app, int& exitCode) {
+void addAssetCommands(Command app, int& exitCode) {
   struct BuildArgs {
     std::string skeleton, map, overrides, out;
     double mass = 70.0;
@@ -52,17 +52,17 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
     bool verbose = false;
   };
   auto build = std::make_shared<BuildArgs>();
-  CLI::App* b = app.add_subcommand("build-asset", "build a ragdoll asset (JSON) for a skeleton file");
-  b->add_option("skeleton", build->skeleton, "BVH, glTF/GLB, FBX or COLLADA file")->required();
-  b->add_option("-o,--out", build->out, "asset file to write")->required();
-  b->add_option("--map", build->map, "explicit humanoid map (JSON: slot -> bone name)");
-  b->add_option("--overrides", build->overrides, "per-group / per-bone joint overrides (JSON)");
-  b->add_option("--mass", build->mass, "total mass [kg]")->check(CLI::PositiveNumber);
-  b->add_option("--unit-scale,--scale", build->scale,
-                "metres per file unit (default: the file's or auto-detected)");
-  b->add_flag("--no-stabilize", build->noStabilize, "keep anatomical masses (no Jolt-style stabilization)");
-  b->add_flag("-v,--verbose", build->verbose, "also print informational findings");
-  b->callback([build, &exitCode] {
+  Command b = app.subcommand("build-asset", "build a ragdoll asset (JSON) for a skeleton file");
+  b.option("skeleton", build->skeleton, "BVH, glTF/GLB, FBX or COLLADA file").required();
+  b.option("-o,--out", build->out, "asset file to write").required();
+  b.option("--map", build->map, "explicit humanoid map (JSON: slot -> bone name)");
+  b.option("--overrides", build->overrides, "per-group / per-bone joint overrides (JSON)");
+  b.option("--mass", build->mass, "total mass [kg]").positive();
+  b.option("--unit-scale,--scale", build->scale,
+           "metres per file unit (default: the file's or auto-detected)");
+  b.flag("--no-stabilize", build->noStabilize, "keep anatomical masses (no Jolt-style stabilization)");
+  b.flag("-v,--verbose", build->verbose, "also print informational findings");
+  b.callback([build, &exitCode] {
     ImportOptions importOptions;
     importOptions.unitScale = build->scale;
     Result<ImportedAsset> imported = importFile(build->skeleton, importOptions);
@@ -125,14 +125,14 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
     bool verbose = false;
   };
   auto validate = std::make_shared<ValidateArgs>();
-  CLI::App* v = app.add_subcommand("validate", "check a ragdoll asset (exit 1 on errors)");
-  v->add_option("asset", validate->asset, "asset JSON file")->required();
-  v->add_option("--skeleton", validate->skeleton,
-                "the skeleton file it was built from (enables the bind-pose checks)");
-  v->add_option("--unit-scale,--scale", validate->scale,
-                "metres per file unit of the skeleton (default: auto-detect)");
-  v->add_flag("-v,--verbose", validate->verbose, "also print informational findings");
-  v->callback([validate, &exitCode] {
+  Command v = app.subcommand("validate", "check a ragdoll asset (exit 1 on errors)");
+  v.option("asset", validate->asset, "asset JSON file").required();
+  v.option("--skeleton", validate->skeleton,
+           "the skeleton file it was built from (enables the bind-pose checks)");
+  v.option("--unit-scale,--scale", validate->scale,
+           "metres per file unit of the skeleton (default: auto-detect)");
+  v.flag("-v,--verbose", validate->verbose, "also print informational findings");
+  v.callback([validate, &exitCode] {
     std::vector<Finding> findings;
     Result<RagdollAsset> asset = loadRagdollFile(validate->asset, &findings);
     if (!asset) {
@@ -176,14 +176,14 @@ void addAssetCommands(CLI::App& app, int& exitCode) {
     bool verbose = false;
   };
   auto mapArgs = std::make_shared<MapArgs>();
-  CLI::App* m = app.add_subcommand(
+  Command m = app.subcommand(
       "map", "print the humanoid map (JSON, the format --map reads) to stdout, the report to stderr");
-  m->add_option("skeleton", mapArgs->skeleton, "BVH, glTF/GLB, FBX or COLLADA file")->required();
-  m->add_option("--map", mapArgs->map, "a map file to start from (its slots are kept)");
-  m->add_option("--unit-scale,--scale", mapArgs->scale,
-                "metres per file unit (default: the file's or auto-detected)");
-  m->add_flag("-v,--verbose", mapArgs->verbose, "also print informational findings");
-  m->callback([mapArgs, &exitCode] {
+  m.option("skeleton", mapArgs->skeleton, "BVH, glTF/GLB, FBX or COLLADA file").required();
+  m.option("--map", mapArgs->map, "a map file to start from (its slots are kept)");
+  m.option("--unit-scale,--scale", mapArgs->scale,
+           "metres per file unit (default: the file's or auto-detected)");
+  m.flag("-v,--verbose", mapArgs->verbose, "also print informational findings");
+  m.callback([mapArgs, &exitCode] {
     ImportOptions importOptions;
     importOptions.unitScale = mapArgs->scale;
     Result<ImportedAsset> imported = importFile(mapArgs->skeleton, importOptions);

@@ -102,7 +102,7 @@ void printPile(const PileBenchResult& r) {
 
 }  // namespace
 
-void addBenchCommands(CLI::App& app, int& exitCode) {
+void addBenchCommands(Command app, int& exitCode) {
   struct Args {
     int threads = 0;
     int steps = 500;
@@ -117,30 +117,29 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     std::string engine = "bullet";
   };
   auto args = std::make_shared<Args>();
-  CLI::App* bench = app.add_subcommand("bench", "performance benchmarks (docs/BENCHMARKS.md)");
-  bench->require_subcommand(1);
-  CLI::App* crowd =
-      bench->add_subcommand("crowd", "Jolt's PerformanceTest Ragdoll scene with handoff's ragdolls");
-  crowd->add_option("--threads", args->threads, "thread count (default: 1 and 2)")->check(CLI::Range(1, 64));
-  crowd->add_option("--steps", args->steps, "steps of 1/60 s")->check(CLI::Range(1, 100000));
-  crowd->add_option("--piles", args->piles, "piles (on a square grid 4 m apart)")->check(CLI::Range(1, 1024));
-  crowd->add_option("--per-pile", args->perPile, "ragdolls per pile")->check(CLI::Range(1, 100));
-  crowd->add_flag("--json", args->json, "print one JSON object");
-  crowd->add_option("--engine", args->engine, "physics engine of every space (bullet, or ode when built)")
-      ->check(CLI::IsMember(engineNames()));
-  crowd->add_flag("--no-sleep", args->noSleep, "Bullet's own deactivation only (no handoff-side sleeping)");
-  crowd->add_flag("--freeze", args->freeze, "freeze sleeping ragdolls");
+  Command bench = app.subcommand("bench", "performance benchmarks (docs/BENCHMARKS.md)");
+  bench.requireSubcommand(1);
+  Command crowd = bench.subcommand("crowd", "Jolt's PerformanceTest Ragdoll scene with handoff's ragdolls");
+  crowd.option("--threads", args->threads, "thread count (default: 1 and 2)").range(1, 64);
+  crowd.option("--steps", args->steps, "steps of 1/60 s").range(1, 100000);
+  crowd.option("--piles", args->piles, "piles (on a square grid 4 m apart)").range(1, 1024);
+  crowd.option("--per-pile", args->perPile, "ragdolls per pile").range(1, 100);
+  crowd.flag("--json", args->json, "print one JSON object");
+  crowd.option("--engine", args->engine, "physics engine of every space (bullet, or ode when built)")
+      .oneOf(engineNames());
+  crowd.flag("--no-sleep", args->noSleep, "Bullet's own deactivation only (no handoff-side sleeping)");
+  crowd.flag("--freeze", args->freeze, "freeze sleeping ragdolls");
   crowd
-      ->add_option("--joint-iteration-factor", args->jointIterationFactor,
-                   "joint rows' iterations per velocity iteration (default: the crowd's "
-                   "CrowdSettings::world.jointIterationFactor, 1)")
-      ->check(CLI::Range(1, 16));
-  crowd->add_flag("--mass-death", args->massDeath,
-                  "also run the mass death (200 characters), freezing and LOD on and off");
-  crowd->add_flag("--calibrate", args->calibrate,
-                  "also run the issue's plain Bullet pile (same layout, 16-capsule ragdolls, 1 thread) in "
-                  "this process and print the ratios it calibrates");
-  crowd->callback([args, &exitCode] {
+      .option("--joint-iteration-factor", args->jointIterationFactor,
+              "joint rows' iterations per velocity iteration (default: the crowd's "
+              "CrowdSettings::world.jointIterationFactor, 1)")
+      .range(1, 16);
+  crowd.flag("--mass-death", args->massDeath,
+             "also run the mass death (200 characters), freezing and LOD on and off");
+  crowd.flag("--calibrate", args->calibrate,
+             "also run the issue's plain Bullet pile (same layout, 16-capsule ragdolls, 1 thread) in "
+             "this process and print the ratios it calibrates");
+  crowd.callback([args, &exitCode] {
     Result<CrowdCharacter> character = loadCrowdCharacter(dataDir());
     if (!character) {
       std::cerr << "error: " << character.error() << "\n";
@@ -290,7 +289,7 @@ void addBenchCommands(CLI::App& app, int& exitCode) {
     }
     if (!identical) exitCode = 1;
   });
-  addSoakBenchCommand(*bench, exitCode);
+  addSoakBenchCommand(bench, exitCode);
 }
 
 }  // namespace handoff::cli

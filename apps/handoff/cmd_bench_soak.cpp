@@ -39,23 +39,21 @@ SoakHistorySizes total(const SoakSample& s) {
 
 }  // namespace
 
-void addSoakBenchCommand(CLI::App& bench, int& exitCode) {
+void addSoakBenchCommand(Command bench, int& exitCode) {
   struct Args {
     SoakOptions options;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* soak = bench.add_subcommand(
+  Command soak = bench.subcommand(
       "soak",
       "8 characters for an hour of game time: hits, deaths, get-ups, props, limb lag, teleports; "
       "resident memory and history sizes per game minute");
-  soak->add_option("--minutes", args->options.minutes, "game time (default 60)")
-      ->check(CLI::Range(0.05, 10000.0));
-  soak->add_option("--characters", args->options.characters, "characters (default 8)")
-      ->check(CLI::Range(1, 256));
-  soak->add_option("--seed", args->options.seed, "hit bodies and directions (default 1)");
-  soak->add_flag("--json", args->json, "print one JSON object");
-  soak->callback([args, &exitCode] {
+  soak.option("--minutes", args->options.minutes, "game time (default 60)").range(0.05, 10000.0);
+  soak.option("--characters", args->options.characters, "characters (default 8)").range(1, 256);
+  soak.option("--seed", args->options.seed, "hit bodies and directions (default 1)");
+  soak.flag("--json", args->json, "print one JSON object");
+  soak.callback([args, &exitCode] {
     if (!args->json) {
       std::printf("soak: %d characters, %.1f game minutes, hit every %.1f s, death every %.1f s\n",
                   args->options.characters, args->options.minutes, args->options.hitInterval,

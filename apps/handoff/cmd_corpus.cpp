@@ -326,7 +326,7 @@ double percent(int part, int whole) { return whole > 0 ? 100.0 * part / whole : 
 
 }  // namespace
 
-void addCorpusCommand(CLI::App& app, int& exitCode) {
+void addCorpusCommand(Command app, int& exitCode) {
   struct Args {
     std::string dir;
     bool json = false, quick = false, rigsOnly = false, clipsOnly = false, levelsOnly = false;
@@ -334,23 +334,22 @@ void addCorpusCommand(CLI::App& app, int& exitCode) {
     std::uint64_t seed = 31;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* c = app.add_subcommand(
+  Command c = app.subcommand(
       "corpus",
       "import, map, build and validate every rig of a corpus folder (rigs.tsv) and hand off every "
       "clip (clips.tsv) at seeded times, printing rates per class and per check row");
-  c->add_option("dir", args->dir, "corpus folder (rigs.tsv, clips.tsv and the files they name)")
-      ->required()
-      ->check(CLI::ExistingDirectory);
-  c->add_flag("--json", args->json, "print the results as one JSON document");
-  c->add_option("--times", args->times,
-                "handoff times per clip (each as full ragdoll and powered) [default 4]")
-      ->check(CLI::Range(1, 100));
-  c->add_flag("--quick", args->quick, "one handoff time per clip (the CI run)");
-  c->add_option("--seed", args->seed, "seed of the handoff times [default 31]");
-  c->add_flag("--rigs-only", args->rigsOnly, "only the rigs");
-  c->add_flag("--clips-only", args->clipsOnly, "only the clips");
-  c->add_flag("--levels-only", args->levelsOnly, "only the levels (levels.tsv)");
-  c->callback([args, &exitCode] {
+  c.option("dir", args->dir, "corpus folder (rigs.tsv, clips.tsv and the files they name)")
+      .required()
+      .existingDirectory();
+  c.flag("--json", args->json, "print the results as one JSON document");
+  c.option("--times", args->times, "handoff times per clip (each as full ragdoll and powered) [default 4]")
+      .range(1, 100);
+  c.flag("--quick", args->quick, "one handoff time per clip (the CI run)");
+  c.option("--seed", args->seed, "seed of the handoff times [default 31]");
+  c.flag("--rigs-only", args->rigsOnly, "only the rigs");
+  c.flag("--clips-only", args->clipsOnly, "only the clips");
+  c.flag("--levels-only", args->levelsOnly, "only the levels (levels.tsv)");
+  c.callback([args, &exitCode] {
     const fs::path dir = args->dir;
     const bool text = !args->json;
     // Progress goes to stderr with --json so stdout stays one document.

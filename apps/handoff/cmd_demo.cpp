@@ -103,24 +103,24 @@ Result<std::vector<Scenario>> loadAll(const std::vector<std::string>& files) {
 
 }  // namespace
 
-void addDemoCommand(CLI::App& app, int& exitCode) {
+void addDemoCommand(Command app, int& exitCode) {
   auto engine = std::make_shared<std::string>("bullet");
   auto out = std::make_shared<std::string>("out/demo");
   auto noBaselines = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand(
-      "demo", "run the built-in suite on the default characters (report, metrics, replays)");
-  cmd->add_option("--out", *out, "output folder");
-  cmd->add_option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
-      ->check(CLI::IsMember(engineNames()));
-  cmd->add_flag("--no-baselines", *noBaselines, "skip the naive baselines");
+  Command cmd =
+      app.subcommand("demo", "run the built-in suite on the default characters (report, metrics, replays)");
+  cmd.option("--out", *out, "output folder");
+  cmd.option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
+      .oneOf(engineNames());
+  cmd.flag("--no-baselines", *noBaselines, "skip the naive baselines");
   auto compare = std::make_shared<bool>(false);
-  cmd->add_flag("--compare-engines", *compare,
-                "run the suite on every built engine (out/<engine>) and write out/engines.md side by side")
-      ->excludes("--engine");
+  cmd.flag("--compare-engines", *compare,
+           "run the suite on every built engine (out/<engine>) and write out/engines.md side by side")
+      .excludes("--engine");
   auto noCompletion = std::make_shared<bool>(false);
-  cmd->add_flag("--no-getup-completion", *noCompletion,
-                "play get-up clips as they are (no completion tail for a clip that ends below standing)");
-  cmd->callback([out, noBaselines, noCompletion, engine, compare, &exitCode] {
+  cmd.flag("--no-getup-completion", *noCompletion,
+           "play get-up clips as they are (no completion tail for a clip that ends below standing)");
+  cmd.callback([out, noBaselines, noCompletion, engine, compare, &exitCode] {
     Result<std::vector<Scenario>> suite = builtInSuite(scenarioDir());
     if (!suite) {
       std::cerr << "error: " << suite.error() << "\n";
@@ -135,16 +135,16 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto runOut = std::make_shared<std::string>();
   auto runNoBaselines = std::make_shared<bool>(false);
-  CLI::App* run = app.add_subcommand("run", "run scenario files (report, metrics, replays into --out)");
-  run->add_option("scenario", *files, "scenario JSON files")->required()->check(CLI::ExistingFile);
-  run->add_option("--out", *runOut, "output folder (default out/<first scenario's name>)");
-  run->add_flag("--no-baselines", *runNoBaselines, "skip the naive baselines");
-  run->add_option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
-      ->check(CLI::IsMember(engineNames()));
+  Command run = app.subcommand("run", "run scenario files (report, metrics, replays into --out)");
+  run.option("scenario", *files, "scenario JSON files").required().existingFile();
+  run.option("--out", *runOut, "output folder (default out/<first scenario's name>)");
+  run.flag("--no-baselines", *runNoBaselines, "skip the naive baselines");
+  run.option("--engine", *engine, "physics engine the scenarios play in (bullet, or ode when built)")
+      .oneOf(engineNames());
   auto runNoCompletion = std::make_shared<bool>(false);
-  run->add_flag("--no-getup-completion", *runNoCompletion,
-                "play get-up clips as they are (no completion tail for a clip that ends below standing)");
-  run->callback([files, runOut, runNoBaselines, runNoCompletion, engine, &exitCode] {
+  run.flag("--no-getup-completion", *runNoCompletion,
+           "play get-up clips as they are (no completion tail for a clip that ends below standing)");
+  run.callback([files, runOut, runNoBaselines, runNoCompletion, engine, &exitCode] {
     Result<std::vector<Scenario>> scenarios = loadAll(*files);
     if (!scenarios) {
       std::cerr << "error: " << scenarios.error() << "\n";
@@ -157,10 +157,10 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
 
   auto exportFile = std::make_shared<std::string>();
   auto exportOut = std::make_shared<std::string>();
-  CLI::App* exp = app.add_subcommand("export", "run one scenario and write its replay as binary glTF (.glb)");
-  exp->add_option("scenario", *exportFile, "scenario JSON file")->required()->check(CLI::ExistingFile);
-  exp->add_option("-o,--output", *exportOut, "output .glb (default <scenario name>.glb)");
-  exp->callback([exportFile, exportOut, &exitCode] {
+  Command exp = app.subcommand("export", "run one scenario and write its replay as binary glTF (.glb)");
+  exp.option("scenario", *exportFile, "scenario JSON file").required().existingFile();
+  exp.option("-o,--output", *exportOut, "output .glb (default <scenario name>.glb)");
+  exp.callback([exportFile, exportOut, &exitCode] {
     Result<Scenario> s = loadScenarioFile(*exportFile);
     if (!s) {
       std::cerr << "error: " << s.error() << "\n";
@@ -191,13 +191,10 @@ void addDemoCommand(CLI::App& app, int& exitCode) {
 
   auto viewFolder = std::make_shared<std::string>();
   auto port = std::make_shared<int>(8765);
-  CLI::App* view =
-      app.add_subcommand("view", "serve the web viewer on a folder of replays and print its URL");
-  view->add_option("folder", *viewFolder, "folder with .glb replays")
-      ->required()
-      ->check(CLI::ExistingDirectory);
-  view->add_option("--port", *port, "port (0 picks a free one)");
-  view->callback([viewFolder, port, &exitCode] {
+  Command view = app.subcommand("view", "serve the web viewer on a folder of replays and print its URL");
+  view.option("folder", *viewFolder, "folder with .glb replays").required().existingDirectory();
+  view.option("--port", *port, "port (0 picks a free one)");
+  view.callback([viewFolder, port, &exitCode] {
     const fs::path serve = fs::path(HANDOFF_WEB_DIR) / "serve.mjs";
     if (!fs::exists(serve)) {
       std::cerr << "error: the viewer is not here: " << serve.string() << "\n";

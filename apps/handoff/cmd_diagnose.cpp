@@ -423,17 +423,17 @@ int diagnose(const std::string& file, bool json) {
 
 }  // namespace
 
-void addDiagnoseCommand(CLI::App& app, int& exitCode) {
+void addDiagnoseCommand(Command app, int& exitCode) {
   auto file = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand(
+  Command cmd = app.subcommand(
       "diagnose",
       "find the cause of a pop, explosion or stretch: rerun a scenario with one change at a time "
       "(adjacent self-collision, equal masses, each joint group's limits relaxed, joint consistency, "
       "one more solver iteration)");
-  cmd->add_option("scenario", *file, "scenario JSON file")->required()->check(CLI::ExistingFile);
-  cmd->add_flag("--json", *json, "print the diagnosis as JSON instead of the table");
-  cmd->callback([file, json, &exitCode] { exitCode = diagnose(*file, *json); });
+  cmd.option("scenario", *file, "scenario JSON file").required().existingFile();
+  cmd.flag("--json", *json, "print the diagnosis as JSON instead of the table");
+  cmd.callback([file, json, &exitCode] { exitCode = diagnose(*file, *json); });
 }
 
 }  // namespace handoff::cli

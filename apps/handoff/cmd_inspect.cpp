@@ -10,18 +10,18 @@
 
 namespace handoff::cli {
 
-void addInspectCommand(CLI::App& app, int& exitCode) {
+void addInspectCommand(Command app, int& exitCode) {
   struct Args {
     std::string file;
     bool json = false;
     double scale = 0.0;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand("inspect", "print the skeleton and clips a file imports to");
-  cmd->add_option("file", args->file, "BVH, glTF/GLB, FBX or COLLADA file")->required();
-  cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->add_option("--scale", args->scale, "metres per file unit (default: auto-detect)");
-  cmd->callback([args, &exitCode] {
+  Command cmd = app.subcommand("inspect", "print the skeleton and clips a file imports to");
+  cmd.option("file", args->file, "BVH, glTF/GLB, FBX or COLLADA file").required();
+  cmd.flag("--json", args->json, "print one JSON object");
+  cmd.option("--scale", args->scale, "metres per file unit (default: auto-detect)");
+  cmd.callback([args, &exitCode] {
     ImportOptions options;
     options.unitScale = args->scale;
     Result<ImportedAsset> imported = importFile(args->file, options);

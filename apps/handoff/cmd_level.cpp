@@ -66,20 +66,20 @@ nlohmann::ordered_json levelJson(const Level& level) {
   return j;
 }
 
-void addLevelCommand(CLI::App& app, int& exitCode) {
+void addLevelCommand(Command app, int& exitCode) {
   struct Args {
     std::string file;
     bool json = false;
     double scale = 1.0;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand(
+  Command cmd = app.subcommand(
       "level",
       "print the static triangle meshes a glTF/GLB level gives (meshes, triangles, bounds, warnings)");
-  cmd->add_option("file", args->file, "glTF (.gltf with its buffers) or GLB file")->required();
-  cmd->add_flag("--json", args->json, "print one JSON object");
-  cmd->add_option("--scale", args->scale, "metres per file unit, after the node transforms [default 1]");
-  cmd->callback([args, &exitCode] {
+  cmd.option("file", args->file, "glTF (.gltf with its buffers) or GLB file").required();
+  cmd.flag("--json", args->json, "print one JSON object");
+  cmd.option("--scale", args->scale, "metres per file unit, after the node transforms [default 1]");
+  cmd.callback([args, &exitCode] {
     LevelOptions options;
     options.unitScale = args->scale;
     Result<Level> level = loadLevel(args->file, options);

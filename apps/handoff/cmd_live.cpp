@@ -10,7 +10,7 @@
 
 namespace handoff::cli {
 
-void addLiveCommand(CLI::App& app, int& exitCode) {
+void addLiveCommand(Command app, int& exitCode) {
   struct Args {
     std::string file, host = "127.0.0.1", out = "out/live";
     int port = 8766;
@@ -18,22 +18,20 @@ void addLiveCommand(CLI::App& app, int& exitCode) {
     double bench = 0.0;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* cmd = app.add_subcommand(
+  Command cmd = app.subcommand(
       "live", "the live workbench: trigger, hit and tune a ragdoll in the browser (prints the URL)");
-  cmd->add_option("file", args->file,
-                  "character file (BVH, glTF/GLB, FBX, COLLADA) or scenario JSON to start from "
-                  "(default: the DeepMimic run of the data folder)");
-  cmd->add_option("--host", args->host, "interface to listen on (default 127.0.0.1: this machine only)");
-  cmd->add_option("--port", args->port, "port (0 picks a free one)")->check(CLI::Range(0, 65535));
-  cmd->add_option("--out", args->out, "folder for saved scenarios, assets and exported replays");
-  cmd->add_option("--max-upload-mb", args->maxUploadMb, "largest upload accepted [MiB]")
-      ->check(CLI::Range(0.001, 4096.0));
-  cmd->add_option("--bench", args->bench,
-                  "no server: play the file for this many seconds with a scripted ragdoll and hit, print the "
-                  "server time per frame")
-      ->expected(0, 1)
-      ->default_str("8");
-  cmd->callback([args, cmd, &exitCode] {
+  cmd.option("file", args->file,
+             "character file (BVH, glTF/GLB, FBX, COLLADA) or scenario JSON to start from "
+             "(default: the DeepMimic run of the data folder)");
+  cmd.option("--host", args->host, "interface to listen on (default 127.0.0.1: this machine only)");
+  cmd.option("--port", args->port, "port (0 picks a free one)").range(0, 65535);
+  cmd.option("--out", args->out, "folder for saved scenarios, assets and exported replays");
+  cmd.option("--max-upload-mb", args->maxUploadMb, "largest upload accepted [MiB]").range(0.001, 4096.0);
+  cmd.option("--bench", args->bench,
+             "no server: play the file for this many seconds with a scripted ragdoll and hit, print the "
+             "server time per frame")
+      .valueOptional("8");
+  cmd.callback([args, cmd, &exitCode] {
     live::ServerOptions options;
     options.host = args->host;
     options.port = args->port;
@@ -62,7 +60,7 @@ void addLiveCommand(CLI::App& app, int& exitCode) {
         options.startOrigin = "file: " + args->file;
       }
     }
-    if (cmd->count("--bench") > 0) {
+    if (cmd.count("--bench") > 0) {
       exitCode = live::runBench(options, args->bench > 0.0 ? args->bench : 8.0);
       return;
     }

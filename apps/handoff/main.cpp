@@ -5,6 +5,8 @@
 #include "cli.h"
 #include "handoff/physics_bullet.h"
 
+#include <CLI/CLI.hpp>
+
 namespace handoff::cli {
 namespace {
 std::string& dataOverride() {
@@ -36,14 +38,15 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.parse_complete_callback([&] { handoff::cli::setDataDirOverride(data); });
   int exitCode = 0;
-  handoff::cli::addInspectCommand(app, exitCode);
-  handoff::cli::addDemoCommand(app, exitCode);
-  handoff::cli::addAssetCommands(app, exitCode);
-  handoff::cli::addBenchCommands(app, exitCode);
-  handoff::cli::addLiveCommand(app, exitCode);
-  handoff::cli::addDiagnoseCommand(app, exitCode);
-  handoff::cli::addCorpusCommand(app, exitCode);
-  handoff::cli::addLevelCommand(app, exitCode);
+  const handoff::cli::Command tool(&app);
+  handoff::cli::addInspectCommand(tool, exitCode);
+  handoff::cli::addDemoCommand(tool, exitCode);
+  handoff::cli::addAssetCommands(tool, exitCode);
+  handoff::cli::addBenchCommands(tool, exitCode);
+  handoff::cli::addLiveCommand(tool, exitCode);
+  handoff::cli::addDiagnoseCommand(tool, exitCode);
+  handoff::cli::addCorpusCommand(tool, exitCode);
+  handoff::cli::addLevelCommand(tool, exitCode);
   CLI11_PARSE(app, argc, argv);
   return exitCode;
 }
