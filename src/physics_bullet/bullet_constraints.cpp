@@ -87,6 +87,7 @@ btScalar JointWarmStartSolver::solveGroupCacheFriendlySetup(btCollisionObject** 
   const btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
       bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
   if (limitedBodies > 0) limitDepenetration(info);
+  softenMotorRows();
   if (!enabled) return r;
   forEachJoint([&](Rows& rows, int first, int count) {
     if (rows.count != count) return;
@@ -106,6 +107,24 @@ btScalar JointWarmStartSolver::solveGroupCacheFriendlySetup(btCollisionObject** 
     }
   });
   return r;
+}
+
+void JointWarmStartSolver::softenMotorRows() {
+  // Bullet's row update is delta = rhs - cfm lambda - J dv / jmj with rhs = (v_t - w0) / jmj: its
+  // fixed point is the soft constraint w' = v_t - cfm jmj lambda, but the step is SOR with factor
+  // 1 + cfm (the diagonal jmj lacks the row's own compliance cfm jmj), which diverges for cfm >= 1.
+  // A motor row softer than kMaxMotorCfm (BulletWorld::updateMotor gives it its exact cfm) is
+  // rescaled to the Gauss-Seidel step on the diagonal jmj (1 + cfm): the same fixed point, stable
+  // at any compliance. Stiffer rows are left as Bullet set them. Motor rows are the only joint
+  // rows with compliance (limit and locked rows have CFM 0).
+  for (int i = 0; i < m_tmpSolverNonContactConstraintPool.size(); ++i) {
+    btSolverConstraint& row = m_tmpSolverNonContactConstraintPool[i];
+    if (!(row.m_cfm > kMaxMotorCfm)) continue;
+    const btScalar scale = btScalar(1) / (btScalar(1) + row.m_cfm);
+    row.m_jacDiagABInv *= scale;
+    row.m_rhs *= scale;
+    row.m_cfm *= scale;
+  }
 }
 
 JointWarmStartSolver::Depenetration* JointWarmStartSolver::limitOf(int solverBody) {
@@ -207,14 +226,20 @@ void BulletWorld::updateMotor(JointSlot& joint, double h) {
     //   v_t = Kp e / (h Kp + Kd),  gamma_i = 1 / (h (h Kp + Kd))   [an impulse compliance].
     // Bullet's row converges to lambda = (v_t - w') / (jmj (1 + cfm)), so cfm = gamma_i / jmj.
     // Bullet's Gauss-Seidel update omits cfm from the row's diagonal (it is SOR with factor
-    // 1 + cfm), which diverges for cfm >= 1, i.e. for soft drives. Those keep cfm at
-    // kMaxMotorCfm and move the target so the isolated pair still gets the exact implicit
-    // impulse: w_t' = w0 + (v_t - w0) (1 + cfm) / (1 + gamma).
+    // 1 + cfm), which diverges for cfm >= 1, i.e. for soft drives (a ragdoll's passive damper:
+    // gamma ~ 60). Our solver (JointWarmStartSolver::softenMotorRows) puts cfm back into the
+    // diagonal of every row softer than kMaxMotorCfm, so those rows get the exact compliance
+    // and the implicit PD holds whatever else acts on the pair (gravity, the other joints).
+    // A game's own solver (a joined world) does not: there soft rows keep cfm at kMaxMotorCfm
+    // and move the target so the isolated pair still gets the exact implicit impulse,
+    // w_t' = w0 + (v_t - w0) (1 + cfm) / (1 + gamma); such a row also resists, at the stiff
+    // compliance, what other forces do to the pair (a passive damper then takes 3-4 times its
+    // sum Kd |w'|^2 h: conformance joint.motor_damper_energy).
     // A moving target (rate r): tau = Kp (e + h r - h w') + Kd (r - w') gives v_t + r.
     // In row units (u = rowFromRate * rate, lambda = Q / rowFromRate for the angle's generalised
     // impulse Q): v_t and gamma_i gain the factor rowFromRate and rowFromRate^2.
     const double gamma = rowFromRate * rowFromRate / (h * denom * jmj);
-    const double cfm = std::min(gamma, kMaxMotorCfm);
+    const double cfm = solver_ != nullptr ? gamma : std::min(gamma, kMaxMotorCfm);
     double target = rowFromRate * (kp * error / denom + m.targetRates[i]);
     if (gamma > cfm) {
       const double w0 = ra.getAngularVelocity().dot(axis) - rb.getAngularVelocity().dot(axis);

@@ -246,6 +246,9 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
   /// rows to the split-impulse rows and capped (bullet_constraints.cpp).
   void limitDepenetration(const btContactSolverInfo& info);
   Depenetration* limitOf(int solverBody);
+  /// Motor rows softer than Bullet's SOR step can take: the exact Gauss-Seidel step instead
+  /// (bullet_constraints.cpp).
+  void softenMotorRows();
   /// Calls f(rows, first, count) for every joint's run of rows in the group being solved.
   template <typename F>
   void forEachJoint(F&& f);
