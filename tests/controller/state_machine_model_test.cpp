@@ -40,6 +40,7 @@ enum class Action {
   Partial,
   LimbLag,
   Hit,
+  KnockBack,
   Teleport,
   SwitchClip,
   AllowGetUp,
@@ -48,8 +49,9 @@ enum class Action {
   Count
 };
 const char* actionName(Action a) {
-  static const char* const names[] = {"ragdoll",  "powered", "partial",       "limb_lag", "hit",
-                                      "teleport", "clip",    "getup_allowed", "animate",  "recreate"};
+  static const char* const names[] = {"ragdoll",       "powered",   "partial",  "limb_lag",
+                                      "hit",           "knockback", "teleport", "clip",
+                                      "getup_allowed", "animate",   "recreate"};
   return names[static_cast<int>(a)];
 }
 
@@ -225,6 +227,12 @@ TEST(StateMachineModel, RandomGameEventsKeepEveryInvariant) {
           const Vec3 point = world->transform(m.ch->ragdoll().body(body)).translation;
           const Vec3 impulse{unit(rng) - 0.5, 0.5 * unit(rng), unit(rng) - 0.5};
           st = m.ch->applyImpulse(body, 300.0 * impulse, point);
+          break;
+        }
+        case Action::KnockBack: {
+          // A throw mostly up, no spin: it flies and lands, on its feet or lying (LandingSettings).
+          const Vec3 impulse{unit(rng) - 0.5, 1.0 + unit(rng), unit(rng) - 0.5};
+          st = m.ch->knockBack(150.0 * impulse);
           break;
         }
         case Action::Teleport:
