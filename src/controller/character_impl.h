@@ -131,7 +131,7 @@ struct Character::Impl {
   void gatherPostStep(double dt);
   void stopGather();
   /// The chest brace's pin target for this step (gather.cpp).
-  void updateBrace();
+  double updateBrace();  ///< Re-aims the brace; returns the chest's tip from where it settled [rad].
   /// Sets (on) or removes (off) the passive joint dampers of the full ragdoll (MotorOwner::Damper).
   void setRagdollDampers(bool on);
   /// The implicit servos toward `targets` (per joint) on the motors `owner` holds.

@@ -20,6 +20,12 @@
 // 1.5 s: foot jumps up to 62 mm), 2 with both as here; worst get-up foot jump 16.6 mm, pelvis
 // 5.8 mm (before 16.6, 5.0). Mesh2Motion's jog tripped at 0.25-0.55 s (48 falls, 45 face down):
 // 34 of 45 before, 0 after.
+// With the exact joint dampers at 8/s (the Bullet damper fix) the brace lost the chest again in
+// 4 of 29 face-down falls: tipped 35-60 degrees in 0.3 s, rolled onto the back. Two more rules:
+// the servos yield while the brace loses (full strength up to 0.35 rad of tip, off at 0.7), and
+// a body lying within 0.15 of its side (chest-up dot; ragdoll.cpp) gets no gather. ProneGetUp's
+// DeepMimic ensemble: 25 of 29 before, 28 of 29 with the yield alone, 29 of 29 with both
+// (4/s 24 of 24, 10/s 27 of 27).
 
 #include "controller/character_impl.h"
 
@@ -40,6 +46,10 @@ namespace {
 /// linear pull, no limits.
 constexpr PinGains kBraceGains{0.0,    0.0,  std::numeric_limits<double>::infinity(),
                                1600.0, 80.0, std::numeric_limits<double>::infinity()};
+/// The servos yield while the brace loses the chest: full strength up to kYieldFrom of tip of
+/// the chest-outward axis from where it settled, off from kYieldTo. [rad]
+constexpr double kYieldFrom = 0.35;
+constexpr double kYieldTo = 0.7;
 
 }  // namespace
 
@@ -132,13 +142,16 @@ void Character::Impl::gatherPostStep(double dt) {
           settings_.gather.maxDuration);
     return;
   }
-  updateBrace();
+  const double tipped = updateBrace();
   const double travelled = gatherPath_ > 0.0 ? std::clamp(gatherTime_ / gatherPath_, 0.0, 1.0) : 1.0;
   for (size_t j = 0; j < jointTargets_.size(); ++j) {
     jointTargets_[j] = glm::slerp(gatherFrom_[j], gatherTo_[j], travelled);
   }
   const double ramp = settings_.gather.rampTime > 0.0 ? settings_.gather.rampTime : settings_.gather.duration;
-  std::fill(driveWeights_.begin(), driveWeights_.end(), std::clamp(gatherTime_ / ramp, 0.0, 1.0));
+  // The servos yield while the brace is losing: past kYieldFrom of tip they weaken, at kYieldTo
+  // they are off and the body, no longer levered, falls back the way it lay.
+  const double yield = 1.0 - std::clamp((tipped - kYieldFrom) / (kYieldTo - kYieldFrom), 0.0, 1.0);
+  std::fill(driveWeights_.begin(), driveWeights_.end(), yield * std::clamp(gatherTime_ / ramp, 0.0, 1.0));
   driveMotors(MotorOwner::Gather, jointTargets_, {}, driveWeights_);
 }
 
@@ -157,18 +170,19 @@ Status validateGatherSettings(const GatherSettings& s) {
   return {};
 }
 
-void Character::Impl::updateBrace() {
-  if (!gatherBrace_) return;
+double Character::Impl::updateBrace() {
+  if (!gatherBrace_) return 0.0;
   // Only the chest-outward axis is held: the pin's target is the chest turned by the shortest
   // arc that puts that axis back where it settled, spinning about it as the chest does.
   const int chest = asset_->bodyForJoint(asset_->map[Slot::Chest]);
   const BodyId id = ragdoll_->body(chest);
   const Transform pose = world_->transform(id);
   const Vec3 outward = chestOutwardInWorld(pose.rotation, asset_->chestForwardInBody);
-  if (glm::length(outward) < 0.5) return;
+  if (glm::length(outward) < 0.5) return 0.0;
   const Quat target = rotationBetween(outward, braceOutward_) * pose.rotation;
   const Vec3 spin = glm::dot(world_->angularVelocity(id), outward) * outward;
   (void)pinStore_->setTarget(0, Transform{target, pose.translation}, Vec3{0.0}, spin);
+  return std::acos(std::clamp(glm::dot(glm::normalize(outward), braceOutward_), -1.0, 1.0));
 }
 
 void Character::Impl::stopGather() {

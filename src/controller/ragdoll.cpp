@@ -12,6 +12,11 @@ namespace handoff {
 using controller_detail::format;
 using controller_detail::horizontal;
 
+namespace {
+/// How far inside its facing threshold (chest-up dot) a settled body must lie for a gather.
+constexpr double kGatherSideMargin = 0.15;
+}  // namespace
+
 const HandoffRecord& Character::Impl::goRagdoll(const AnimationInput* denseSample) {
   if (state_ == CharacterState::Powered) {
     if (poweredToRagdoll()) event(CharacterEventKind::Ragdoll, "handoff from powered mode (drives off)");
@@ -133,8 +138,19 @@ void Character::Impl::ragdollPostStep(double dt) {
              (supine_ || prone_)) {
     const bool wedged = sideWait_ >= settings_.sideWaitLimit;
     const GetUpClip* clip = clipForFacing(wedged);
+    // A body lying close to its side gets no gather either: its servos need only tip it a few
+    // degrees to roll it over the hold band (measured: a prone body settled at chest-up dot -0.26
+    // was rolled onto its back by its gather), so the transition blends the limbs instead.
+    const double up = chest >= 0
+                          ? glm::dot(chestOutwardInWorld(bodyPoses_[static_cast<size_t>(chest)].rotation,
+                                                         asset_->chestForwardInBody),
+                                     kRecoveryUp)
+                          : 0.0;
+    const bool nearSide = facing_.candidate() == Facing::Supine
+                              ? up < settings_.facing.supineAbove + kGatherSideMargin
+                              : up > settings_.facing.proneBelow - kGatherSideMargin;
     if (clip != nullptr && settings_.gather.duration > 0.0 && !gatherRolledOver_ && !gatherUnrested_ &&
-        !wedged) {
+        !wedged && !nearSide) {
       startGather(*clip);
     } else if (clip != nullptr) {
       // A gather that rolled the body over is not tried again for this fall: its servos lever
@@ -148,6 +164,9 @@ void Character::Impl::ragdollPostStep(double dt) {
         event(CharacterEventKind::Gather, "skipped: the last gather rolled the body over");
       } else if (gatherUnrested_) {
         event(CharacterEventKind::Gather, "skipped: the last gather did not come to rest");
+      } else if (nearSide) {
+        event(CharacterEventKind::Gather, "%s clip: no gather, lying close to its side (chest-up dot %.2f)",
+              facingName(facing_.candidate()), up);
       }
       tryStartRecovery(dt);
     }
