@@ -315,10 +315,10 @@ struct CharacterSettings {
   /// conserves momentum and only takes energy. Without it nothing but the joint limits takes
   /// energy out of a limb's swing. Installed after the first step that follows a commit (that step
   /// carries the inherited velocities untouched), off while powered, gathering or recovering.
-  /// At 8/s a limb hanging from its joint is damped at about 0.5-0.7 of critical: it still
+  /// At 7/s a limb hanging from its joint is damped at about 0.45-0.6 of critical: it still
   /// swings and stops within about one overshoot (measured: docs/TUNING.md).
-  /// [1/s] [>= 0] [default 8]
-  double ragdollJointDamping = 8.0;
+  /// [1/s] [>= 0] [default 7]
+  double ragdollJointDamping = 7.0;
   /// Returning to animation (a finished get-up, a powered return), the kinematic bodies reach
   /// the animation along the display's blend back, but never faster than the animation's own
   /// motion plus this: each body's offset from its animated pose (world space, from where physics

@@ -20,12 +20,12 @@
 // 1.5 s: foot jumps up to 62 mm), 2 with both as here; worst get-up foot jump 16.6 mm, pelvis
 // 5.8 mm (before 16.6, 5.0). Mesh2Motion's jog tripped at 0.25-0.55 s (48 falls, 45 face down):
 // 34 of 45 before, 0 after.
-// With the exact joint dampers at 8/s (the Bullet damper fix) the brace lost the chest again in
+// With the exact joint dampers (8/s, then the 7/s default; the Bullet damper fix) the brace lost the chest again in
 // 4 of 29 face-down falls: tipped 35-60 degrees in 0.3 s, rolled onto the back. Two more rules:
 // the servos yield while the brace loses (full strength up to 0.35 rad of tip, off at 0.7), and
 // a body lying within 0.15 of its side (chest-up dot; ragdoll.cpp) gets no gather. ProneGetUp's
 // DeepMimic ensemble: 25 of 29 before, 28 of 29 with the yield alone, 29 of 29 with both
-// (4/s 24 of 24, 10/s 27 of 27).
+// (4/s 29 of 29, 6/s 29 of 29, 7/s 29 of 29, 10/s 29 of 29).
 
 #include "controller/character_impl.h"
 
