@@ -156,7 +156,7 @@ HoldFigures holdOnSide(const test::Character& c, const std::vector<Transform>& l
   // Each run's play is 0.01 rad wide: on its side 0.011 to 0.021 inside the supine threshold
   // (x in [-0.19, -0.18]); tipped forward for the second run, 0.011 to 0.021 inside the prone one
   // (x in [0.18, 0.19]). The first run's play was once the whole +-0.19 band with gravity rolling
-  // the body onto its low end; with the 8/s joint dampers 10 of 32 members came to rest on the
+  // the body onto its low end; with the exact 8/s joint dampers 10 of 32 members came to rest on the
   // other side of the band instead.
   hold.angularLower = Vec3{ontoBack ? -kHoldRoll : 0.18, 0.0, 0.0};
   hold.angularUpper = Vec3{ontoBack ? -0.18 : kHoldRoll, 0.0, 0.0};
