@@ -79,6 +79,7 @@ struct GatherSettings {
   /// and chest pressed on the floor, so the servos turn the pelvis and limbs to the chest and the
   /// facing the clip was chosen for stays. An external torque. [default true]
   bool braceChest = true;
+  bool operator==(const GatherSettings&) const = default;
 };
 
 /// GatherSettings in range (each field's [range] above); the error names the field.

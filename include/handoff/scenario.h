@@ -244,6 +244,9 @@ struct ScenarioRecovery {
   /// CharacterSettings::settle. JSON "settleWindow" (window), "settleLinearSpeed",
   /// "settleAngularSpeed". [default SettleSettings{}]
   SettleSettings settle;
+  /// CharacterSettings::gather. JSON "gatherTime" (duration; 0: no gather, the get-up's display
+  /// transition blends the limbs from where they lie). [default GatherSettings{}]
+  GatherSettings gather;
   /// Complete a get-up clip that ends below standing (handoff::completeGetUpClip); the runner does
   /// when this and RunOptions::completeGetUps are both on. [default true]
   bool completeGetUps = true;

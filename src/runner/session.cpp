@@ -48,6 +48,7 @@ void ScenarioSession::Impl::makeSettings() {
   cs.handoff.mode = mode;
   cs.settle = s.recovery.settle;
   cs.transition = s.recovery.transition;
+  cs.gather = s.recovery.gather;
   // An `impulse` while animated runs the library's own hit reaction (CharacterSettings::
   // hitReaction: pelvis and feet pinned, back to animation once settled), with the scenario's
   // drive solver as `powered` and `partial` have it (the default, implicit, is the library's).

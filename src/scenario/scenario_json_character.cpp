@@ -187,7 +187,7 @@ ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::str
   r.expectObject(value, path);
   r.checkKeys(value, path,
               {"supine", "prone", "landing", "transitionTime", "maxPointSpeed", "maxTransitionTime",
-               "settleWindow", "settleLinearSpeed", "settleAngularSpeed", "completeGetUps"});
+               "settleWindow", "settleLinearSpeed", "settleAngularSpeed", "gatherTime", "completeGetUps"});
   ScenarioRecovery recovery;
   if (const json* supine = Reader::find(value, "supine"))
     recovery.supine = readClip(r, *supine, childPath(path, "supine"), false);
@@ -206,6 +206,8 @@ ScenarioRecovery readRecovery(const Reader& r, const json& value, const std::str
       r.number(value, path, "settleLinearSpeed", st.maxLinearSpeed, Range{0.0, 100.0, true, false});
   st.maxAngularSpeed =
       r.number(value, path, "settleAngularSpeed", st.maxAngularSpeed, Range{0.0, 100.0, true, false});
+  recovery.gather.duration =
+      r.number(value, path, "gatherTime", recovery.gather.duration, Range{0.0, 10.0, false, false});
   recovery.completeGetUps = r.boolean(value, path, "completeGetUps", recovery.completeGetUps);
   return recovery;
 }

@@ -175,6 +175,7 @@ std::string saveScenarioJson(const Scenario& s) {
   if (se.window != dr.settle.window) recovery["settleWindow"] = se.window;
   if (se.maxLinearSpeed != dr.settle.maxLinearSpeed) recovery["settleLinearSpeed"] = se.maxLinearSpeed;
   if (se.maxAngularSpeed != dr.settle.maxAngularSpeed) recovery["settleAngularSpeed"] = se.maxAngularSpeed;
+  if (s.recovery.gather.duration != dr.gather.duration) recovery["gatherTime"] = s.recovery.gather.duration;
   if (s.recovery.completeGetUps != dr.completeGetUps) recovery["completeGetUps"] = s.recovery.completeGetUps;
   out["recovery"] = recovery;
   if (s.lookAt) out["lookAt"] = ojson{{"bone", s.lookAt->bone}, {"target", vec3Json(s.lookAt->target)}};

@@ -24,16 +24,16 @@
 namespace handoff {
 namespace {
 
-// Mesh2Motion's jog tripped at 0.42 s: its gather rolls the body over, so the get-up starts
-// without one, from limbs far from the clip's first frame, and its plan holds the clip (0.36 s).
-// (At 0.44 s, the trip this test used before the gather yields to a losing chest brace, the
-// gather now succeeds and the plan has no hold; 0.30-0.55 s swept, 0.42 s the one with a hold.)
+// Mesh2Motion's jog tripped at 0.44 s, gets up without a gather (recovery.gatherTime 0): the
+// get-up starts from limbs far from the clip's first frame and its plan holds the clip. (The hold
+// once came from a gather that happened to roll the body over; the gather now rarely does.)
 Scenario jogFallsAndGetsUp() {
   const char* text = R"({
     "version": 1, "name": "jog_getup_hold",
     "character": { "file": "../data/mesh2motion/human-base-animations.glb" },
     "clip": { "name": "Jog_Fwd_Loop", "wrap": "loop" },
-    "events": [ { "time": 0.42, "type": "ragdoll", "label": "trip" } ],
+    "recovery": { "gatherTime": 0 },
+    "events": [ { "time": 0.44, "type": "ragdoll", "label": "trip" } ],
     "endTime": 14.0
   })";
   Result<Scenario> s =

@@ -37,7 +37,7 @@ const char* const kComplete = R"({
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "solverIterations": 14, "handoffMode": "naive_zero_velocity",
                 "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false, "maxDepenetrationSpeed": 0.02, "animationOwnedBones": ["Head", "RightHand"] },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
-                "transitionTime": 0.3, "settleWindow": 0.75, "completeGetUps": false }, "lookAt": { "bone": "Head", "target": [1, 1.6, 3] },
+                "transitionTime": 0.3, "settleWindow": 0.75, "gatherTime": 0, "completeGetUps": false }, "lookAt": { "bone": "Head", "target": [1, 1.6, 3] },
   "events": [
     { "time": 0, "type": "getup_allowed", "allowed": false },
     { "time": 0.1, "type": "clip", "index": 2, "startTime": 0.1, "wrap": "clamp", "speed": 0 },
@@ -98,6 +98,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
   EXPECT_FALSE(s.recovery.completeGetUps);
+  EXPECT_EQ(s.recovery.gather.duration, 0.0);  // no gather
   ASSERT_EQ(s.events.size(), 12u);
   EXPECT_EQ(s.events[0].type(), EventType::GetUpAllowed);
   const auto& impulse = std::get<ScenarioEvent::Impulse>(s.events[3].payload);
@@ -170,11 +171,12 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_EQ(s.settings.driveSolver, library.hitReaction.solver);
   EXPECT_TRUE(s.recovery.transition == library.transition);
   EXPECT_TRUE(s.recovery.settle == library.settle);
+  EXPECT_TRUE(s.recovery.gather == library.gather);
   // Saved again it names no handoff or recovery tuning.
   const std::string saved = saveScenarioJson(s);
   for (const char* key :
        {"limitLookAhead", "jointConsistency", "staticContacts", "maxDepenetrationSpeed", "maxLinearSpeed",
-        "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "stepTime"}) {
+        "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "gatherTime", "stepTime"}) {
     EXPECT_EQ(saved.find(key), std::string::npos) << key << " in\n" << saved;
   }
   EXPECT_TRUE(s.world.ground.enabled);
@@ -428,6 +430,8 @@ TEST(ScenarioJsonErrors, NonFiniteAndOverflowingNumbers) {
               HasSubstr("settings.substeps: must be <= 64"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"solverIterations": 0})")),
               HasSubstr("settings.solverIterations: must be >= 1"));
+  EXPECT_THAT(errorOf(withEvents("", R"(, "recovery": {"gatherTime": -0.1})")),
+              HasSubstr("recovery.gatherTime: must be >= 0"));
   EXPECT_THAT(errorOf(withEvents("", R"(, "settings": {"dt": 0})")),
               HasSubstr("settings.dt: must be > 0, got 0"));
   EXPECT_THAT(errorOf(R"({"character": {"file": "c.bvh"}, "endTime": 1e300})"),

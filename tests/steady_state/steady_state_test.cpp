@@ -98,8 +98,12 @@ struct Scene {
     hits += ch->applyImpulse(chest, Vec3{15.0, 0.0, 0.0}, at) ? 1 : 0;
     // A knock-out's get-up under single-precision Bullet settles later than under double (the
     // ragdoll's rest takes longer to reach the settle rule's speeds): room for it, the figure this
-    // test asserts being the allocations, not the time.
-    if (!stepUntil([&] { return animated(); }, 60.0)) {
+    // test asserts being the allocations, not the time. 120 s: in the sanitizer build's third
+    // cycle (7/s dampers) the ragdoll came to rest bridged on its limbs, its trunk off the floor,
+    // and rocked and crawled (about 1 cm/s, pelvis 0.1-1.2 rad/s) for about 75 s before it
+    // settled and got up; that slow rest is an open defect (docs/TUNING.md, "A ragdoll that
+    // rocks on its limbs"), not this test's figure.
+    if (!stepUntil([&] { return animated(); }, 120.0)) {
       ADD_FAILURE() << "no return to animation: state " << characterStateName(ch->state())
                     << ", preStep refused " << preStepRefused;
       return false;
