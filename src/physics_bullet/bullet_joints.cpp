@@ -128,6 +128,14 @@ void BulletWorld::updateJointMembership(JointSlot& joint) {
       solver_->forget(static_cast<std::uint32_t>(joint.constraint->getUserConstraintId()));  // starts cold
   } else {
     world_->removeConstraint(joint.constraint.get());
+    // Bullet's removeConstraint also drops the bodies' constraint references, which are the
+    // joint's collision exclusion (btCollisionObject::checkCollideWithOverride): restored, so
+    // the two bodies still ignore each other when they come back (a pooled or capsule-only
+    // ragdoll's adjacent limbs collided, up to 19 cm deep, after their first disable).
+    if (!joint.collideConnected) {
+      bodies_[joint.bodyA].body->addConstraintRef(joint.constraint.get());
+      bodies_[joint.bodyB].body->addConstraintRef(joint.constraint.get());
+    }
   }
   joint.inWorld = want;
 }

@@ -64,6 +64,8 @@ void layersAndMasks(Probe& probe) {
 
 // JointDesc::collideConnected: two overlapping spheres on a free ball joint touch nothing when it
 // is false (no contact, no push: their velocities stay below 1 mm/s), and have contacts when true.
+// The exclusion is the joint's: it holds again after a body leaves the simulation and comes back
+// (setEnabled false, then true: a pooled or capsule-only ragdoll's bodies).
 void collideConnected(Probe& probe) {
   for (bool collide : {false, true}) {
     auto world = probe.world(WorldSettings{.gravity = Vec3{0.0}});
@@ -80,6 +82,17 @@ void collideConnected(Probe& probe) {
       probe.atLeast("collideConnected true: contacts of B", contacts, 1);
     } else {
       probe.atMost("collideConnected false: contacts of B", contacts, 0);
+      probe.atMost("  speed of B", glm::length(world->linearVelocity(b)), 1e-3, "m/s");
+    }
+    world->setEnabled(b, false);
+    stepFor(*world, 1);
+    world->setEnabled(b, true);
+    stepFor(*world, 10);
+    const int again = world->contactCount(b);
+    if (collide) {
+      probe.atLeast("collideConnected true, B disabled and enabled again: contacts of B", again, 1);
+    } else {
+      probe.atMost("collideConnected false, B disabled and enabled again: contacts of B", again, 0);
       probe.atMost("  speed of B", glm::length(world->linearVelocity(b)), 1e-3, "m/s");
     }
   }
