@@ -9,7 +9,8 @@
 //   runner   runs along a lane and is shot: the game's ray names the bone it hit, the character
 //            goes ragdoll and takes the bullet's impulse there; dead (no get-up), it drops its sword;
 //   circler  runs in a circle and takes a blow to the chest: a powered hit reaction that returns
-//            to the run;
+//            to the run; a distant NPC, capsule only while it runs (no bodies in the simulation
+//            until the blow brings them back);
 //   faller   stands on the landing at the top of the stairs, is killed by a grenade and tumbles down
 //            them to their foot;
 //   knocked  stands looking at the player (its head is the game's look-at), is knocked down by a
@@ -64,6 +65,7 @@ struct Npc {
   double clock = 0.0;  // the animation time fed to preStep [s]
   std::uint64_t eventsSeen = 0;
   bool lookAtPlayer = false;
+  bool capsuleOnly = false;  // CharacterSettings::capsuleOnlyWhileAnimated
   // Frame cost: the game's animation, preStep and postStep of this character. [us]
   double costFrame = 0.0;
   std::vector<double> costs;  // per frame
@@ -287,6 +289,7 @@ int main() {
   const double circleRadius = 3.0;  // around (6, 0, -7)
   circler.locomotion.start(run, {game::yawRotation(0.0), Vec3{6.0, 0.0, -4.0}});
   circler.locomotion.turnRate = runSpeed / circleRadius;  // counter-clockwise seen from above
+  circler.capsuleOnly = true;
   faller.name = "faller";
   // Stands on the landing, 0.3 m from the top edge of the stairs.
   faller.locomotion.start(idle,
@@ -306,6 +309,11 @@ int main() {
     handoff::CharacterSettings characterSettings;
     if (npc.lookAtPlayer)
       characterSettings.animationOwnedBones = {skeleton.jointNames[static_cast<size_t>(neck)]};
+    // [snippet capsule]
+    // A distant NPC: while it plays its animation only its capsule is in the world; a hit or a
+    // death brings its bodies back at the animated pose in the handoff itself.
+    characterSettings.capsuleOnlyWhileAnimated = npc.capsuleOnly;
+    // [/snippet]
     // [snippet create]
     handoff::Result<std::unique_ptr<handoff::Character>> created = handoff::Character::create(
         physics, asset, skeleton, characterSettings, npc.locomotion.root(), npc.locals);

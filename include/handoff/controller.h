@@ -348,6 +348,17 @@ struct CharacterSettings {
   /// moment of the commit. False: the props stay in the hand through the ragdoll and the get-up
   /// until dropProp. [default true: a dead character lets go of its weapon]
   bool dropPropsAtDeath = true;
+  /// Capsule only while animated (distant NPCs, crowds; Ragdoll::setCapsuleOnly): while the
+  /// character plays its animation with nothing to blend back from and no held prop, its bodies
+  /// are out of the simulation and its capsule alone stands for it (blocks, is hit by casts),
+  /// so an animated step costs the engine one kinematic body. Any handoff (goRagdoll, goPowered,
+  /// a hit reaction, goPartial, goLimbLag, knockBack) puts the bodies back at the newest animated
+  /// pose in the same write phase as the commit and commits the same velocities as from
+  /// kinematic bodies. What changes: nothing but the capsule collides with the world while
+  /// animated (a cast hits the capsule, CharacterBodyInfo::body -1), and in Bullet the handoff
+  /// allocates (the bodies' broadphase proxies). Character::setCapsuleOnlyWhileAnimated
+  /// switches it at run time (level of detail by distance). [default false]
+  bool capsuleOnlyWhileAnimated = false;
   /// Sizes of the records the character keeps (HistorySettings). [defaults there]
   HistorySettings history;
   /// Hostile impulses (an automatic weapon, a jackhammer: applyImpulse many times a step on one
@@ -518,6 +529,11 @@ class Character {
 
   void setGetUpClips(std::optional<GetUpClip> supine, std::optional<GetUpClip> prone);
   void setGetUpAllowed(bool allowed);
+  /// CharacterSettings::capsuleOnlyWhileAnimated at run time: takes effect at the next animated
+  /// preStep (on: the bodies leave the simulation; off: they come back at the animated pose).
+  void setCapsuleOnlyWhileAnimated(bool on);
+  /// Whether the bodies are out of the simulation now (capsule only).
+  bool capsuleOnly() const;
 
   /// Before the physics step. Refused input (NaN, time not advancing, dt <= 0) leaves the
   /// character in its previous valid state and is reported.

@@ -474,6 +474,24 @@ class Ragdoll {
   Status setAnimatedPose(double time, const Transform& worldFromRoot, std::span<const Transform> models,
                          bool teleport, double dt, std::span<const Transform> worldFromBodies = {});
 
+  /// Capsule only while animated (distant NPCs, a crowd): `on` takes every body out of the
+  /// simulation (PhysicsWorld::setEnabled false; the joints leave with them) and the capsule
+  /// alone represents the character, as Jolt's Ragdoll::RemoveFromPhysicsSystem does; from then
+  /// setAnimatedPose records the history as before (the commit's velocities come from it) and
+  /// moves the capsule only, so a step costs the engine one kinematic body instead of every
+  /// body and the pairs their bounds overlap. Refused (false, nothing changes) unless every body
+  /// is on the animation (Authority::Animation) and no joint has broken. `off`, and anything
+  /// that needs the bodies (commitBodies' write phase, setInternalCollisions(true),
+  /// resetBodies): every body back in the simulation, kinematic and at rest at the newest
+  /// animated pose (the history's), moved by the next setAnimatedPose. A commit from capsule
+  /// only reads the same history and the same static geometry as one from kinematic bodies, so
+  /// it commits the same velocities; only the engine's contact caches start cold. While
+  /// capsule only, readBodyPoses gives the newest animated pose. Returning the bodies adds them
+  /// to the engine's broadphase, which in Bullet allocates (one proxy per body): the commit out
+  /// of capsule only allocates there. [step-safe apart from that]
+  bool setCapsuleOnly(bool on);
+  bool capsuleOnly() const { return capsuleOnly_; }
+
   /// The atomic commit of SPEC.md section 3. On failure every body stays kinematic and the
   /// record says why.
   HandoffRecord commit(const HandoffSettings& settings);
@@ -523,7 +541,8 @@ class Ragdoll {
   /// the commit).
   void recordFirstStep(HandoffRecord& record) const;
 
-  /// Current engine poses, bodyCount() elements. [step-safe]
+  /// Current engine poses, bodyCount() elements (capsule only: the newest animated pose).
+  /// [step-safe]
   void readBodyPoses(std::span<Transform> worldFromBodies) const;
 
   /// Eases limits widened at the commit back toward the asset's as joints return inside them,
@@ -660,6 +679,8 @@ class Ragdoll {
   std::vector<std::uint8_t> pairColliding_;            // per non-adjacent pair: what the engine has
   int suspendedCount_ = 0;
   bool internalCollisions_ = true;
+  bool capsuleOnly_ = false;  // every body out of the simulation (setCapsuleOnly)
+  void leaveCapsuleOnly();
   std::vector<MotorOwner> motorOwners_;  // per joint
   std::vector<std::uint8_t> motorOn_;    // per joint: the last motor written was enabled
   int refusedMotorRequests_ = 0;

@@ -225,6 +225,9 @@ struct ScenarioSettings {
   /// CharacterSettings::dropPropsAtDeath: the held props drop when the character becomes a full
   /// ragdoll. JSON "dropPropsAtDeath". [default true]
   bool dropPropsAtDeath = CharacterSettings{}.dropPropsAtDeath;
+  /// CharacterSettings::capsuleOnlyWhileAnimated: while animated only the capsule is in the
+  /// simulation. JSON "capsuleOnlyWhileAnimated". [default false]
+  bool capsuleOnlyWhileAnimated = CharacterSettings{}.capsuleOnlyWhileAnimated;
   bool operator==(const ScenarioSettings&) const = default;
 };
 

@@ -14,7 +14,17 @@ using controller_detail::format;
 using controller_detail::horizontal;
 using controller_detail::plannedBelow;
 
+void Character::Impl::updateCapsuleOnly() {
+  // Only a character plainly on its animation leaves its bodies out: a blend back or the bodies'
+  // approach moves them off the animation, and a held prop hangs on the hand body.
+  const bool plain = !(exitPending_ || exitOffsets_ || returnBlend_ < returnBlendTotal_ || approachStart_ ||
+                       approaching_);
+  const bool holding = std::any_of(props_.begin(), props_.end(), [](const Prop& p) { return p.held; });
+  (void)ragdoll_->setCapsuleOnly(settings_.capsuleOnlyWhileAnimated && plain && !holding);
+}
+
 Status Character::Impl::animatedPreStep(const AnimationInput& animation, double dt) {
+  updateCapsuleOnly();
   // While the display blends back into the animation (after a get-up or a powered return)
   // the kinematic bodies follow the displayed pose this step ends on, not the animation: they
   // reach the animation along the blend, as fast as the display moves, instead of jumping to

@@ -317,6 +317,8 @@ void Character::setGetUpClips(std::optional<GetUpClip> supine, std::optional<Get
   impl_->setGetUpClips(supine, prone);
 }
 void Character::setGetUpAllowed(bool allowed) { impl_->setGetUpAllowed(allowed); }
+void Character::setCapsuleOnlyWhileAnimated(bool on) { impl_->setCapsuleOnlyWhileAnimated(on); }
+bool Character::capsuleOnly() const { return impl_->ragdoll().capsuleOnly(); }
 Status Character::preStep(const AnimationInput& animation, double dt) {
   return impl_->preStep(animation, dt);
 }

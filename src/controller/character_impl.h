@@ -29,6 +29,8 @@ struct Character::Impl {
   // --- The public API (Character forwards each call) ---
   void setGetUpClips(std::optional<GetUpClip> supine, std::optional<GetUpClip> prone);
   void setGetUpAllowed(bool allowed) { getUpAllowed_ = allowed; }
+  void setCapsuleOnlyWhileAnimated(bool on) { settings_.capsuleOnlyWhileAnimated = on; }
+  void updateCapsuleOnly();
   Status preStep(const AnimationInput& animation, double dt);
   void postStep(double dt);
   int faultCount() const { return faults_; }

@@ -64,6 +64,7 @@ Result<int> Character::Impl::addProp(const PropDesc& desc) {
       animModels_[static_cast<size_t>(bodyJoint)].inverse() * animModels_[static_cast<size_t>(joint)];
   p.handBodyFromGrip = hand.boneFromBody.inverse() * bodyBoneFromHand * desc.handFromGrip;
 
+  (void)ragdoll_->setCapsuleOnly(false);  // the prop hangs on the hand body from now
   const BodyId handId = ragdoll_->body(p.handBody);
   const Transform worldFromHand = world_->transform(handId);
   BodyDesc body;
@@ -144,6 +145,7 @@ Status Character::Impl::grabProp(int index) {
   if (index < 0 || index >= propCount()) return Error{"no prop " + std::to_string(index)};
   Prop& p = props_[static_cast<size_t>(index)];
   if (p.held) return Error{"prop '" + p.desc.name + "' is already held"};
+  (void)ragdoll_->setCapsuleOnly(false);  // the prop hangs on the hand body from now
   const Transform worldFromHand = world_->transform(ragdoll_->body(p.handBody));
   world_->setTransform(p.body, worldFromHand * p.handBodyFromGrip * p.desc.propFromGrip.inverse());
   attachProp(index);

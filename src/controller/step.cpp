@@ -218,6 +218,11 @@ void Character::Impl::recordBreaks(int count) {
 }
 
 bool Character::Impl::containPhysicsFault() {
+  if (ragdoll_->capsuleOnly()) {
+    // No body in the simulation, nothing can fault; the last valid poses are the animated ones.
+    ragdoll_->readBodyPoses(lastValidPoses_);
+    return false;
+  }
   int bad = -1;
   for (int b = 0; b < ragdoll_->bodyCount() && bad < 0; ++b) {
     const BodyId id = ragdoll_->body(b);

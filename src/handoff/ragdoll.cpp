@@ -277,7 +277,7 @@ Status Ragdoll::setAnimatedPose(double time, const Transform& worldFromRoot,
   if (Status s = history_.push(time, worldFromRoot, scratchPoses_, jump); !s) return s;
   teleportNext_ = false;
   animationStep_ = dt;
-  for (int b = 0; b < bodyCount(); ++b) {
+  for (int b = 0; b < bodyCount() && !capsuleOnly_; ++b) {
     if (authority_[static_cast<size_t>(b)] != Authority::Animation) continue;
     if (jump) {
       world_->setTransform(bodies_[static_cast<size_t>(b)], scratchPoses_[static_cast<size_t>(b)]);

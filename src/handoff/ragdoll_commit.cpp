@@ -88,11 +88,19 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
     const size_t i = static_cast<size_t>(b);
     BodyHandoff& out = record.bodies[i];
     if (!selected(b)) {
-      // Not committed: dynamic bodies keep their state, animated ones stay where they are.
-      scratchPoses_[i] = world_->transform(bodies_[i]);
+      // Not committed: dynamic bodies keep their state, animated ones stay where they are and
+      // move on with the animation (out of the simulation: at the newest animated pose, where the
+      // write phase puts them back, at the animation's velocity, the kinematic move's).
+      if (capsuleOnly_) {
+        scratchPoses_[i] = history_.body(0, b);
+        out.linearVelocity = linear_[i];
+        out.angularVelocity = angular_[i];
+      } else {
+        scratchPoses_[i] = world_->transform(bodies_[i]);
+        out.linearVelocity = world_->linearVelocity(bodies_[i]);
+        out.angularVelocity = world_->angularVelocity(bodies_[i]);
+      }
       out.poseBefore = out.poseAfter = scratchPoses_[i];
-      out.linearVelocity = world_->linearVelocity(bodies_[i]);
-      out.angularVelocity = world_->angularVelocity(bodies_[i]);
       out.keptDynamic = authority_[i] != Authority::Animation;
       continue;
     }
@@ -153,6 +161,9 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
     if (glm::length(Vec3{d.x, d.y, d.z}) < std::abs(d.w) * tanHalfTolerance) return false;
     return angleBetween(a, b) > settings.angleTolerance;
   };
+  // Capsule only: every body back in the simulation at the newest animated pose first, as the
+  // kinematic bodies would have been (the snap test below then sees the same poses).
+  leaveCapsuleOnly();
   for (int b = 0; b < n; ++b) {
     if (!selected(b)) continue;
     const size_t i = static_cast<size_t>(b);
@@ -526,6 +537,7 @@ void Ragdoll::applyPairCollision(size_t pair) {
 void Ragdoll::setInternalCollisions(bool enabled) {
   if (enabled == internalCollisions_) return;
   internalCollisions_ = enabled;
+  if (enabled) leaveCapsuleOnly();  // the touching test below reads the bodies' poses
   suspendedCount_ = 0;
   for (size_t p = 0; p < nonAdjacentPairs_.size(); ++p) {
     bool touch = false;

@@ -53,8 +53,38 @@ void FirstSubstepProbe::finish() {
 
 void Ragdoll::readBodyPoses(std::span<Transform> worldFromBodies) const {
   assert(static_cast<int>(worldFromBodies.size()) >= bodyCount() && "output span too short");
+  const bool fromHistory = capsuleOnly_ && history_.size() > 0;
   for (int b = 0; b < bodyCount(); ++b) {
-    worldFromBodies[static_cast<size_t>(b)] = world_->transform(bodies_[static_cast<size_t>(b)]);
+    worldFromBodies[static_cast<size_t>(b)] =
+        fromHistory ? history_.body(0, b) : world_->transform(bodies_[static_cast<size_t>(b)]);
+  }
+}
+
+bool Ragdoll::setCapsuleOnly(bool on) {
+  if (on == capsuleOnly_) return true;
+  if (!on) {
+    leaveCapsuleOnly();
+    return true;
+  }
+  for (int b = 0; b < bodyCount(); ++b) {
+    if (authority_[static_cast<size_t>(b)] != Authority::Animation) return false;
+  }
+  if (broken()) return false;
+  for (const BodyId body : bodies_) world_->setEnabled(body, false);
+  capsuleOnly_ = true;
+  return true;
+}
+
+void Ragdoll::leaveCapsuleOnly() {
+  if (!capsuleOnly_) return;
+  capsuleOnly_ = false;
+  for (int b = 0; b < bodyCount(); ++b) {
+    const BodyId body = bodies_[static_cast<size_t>(b)];
+    // Placed before it enters: the broadphase takes it in at the pose it will be seen at.
+    if (history_.size() > 0) world_->setTransform(body, history_.body(0, b));
+    world_->setLinearVelocity(body, Vec3{0.0});
+    world_->setAngularVelocity(body, Vec3{0.0});
+    world_->setEnabled(body, true);
   }
 }
 
@@ -140,6 +170,7 @@ bool Ragdoll::setJointMotor(int index, MotorOwner owner, const JointMotorSetting
 
 void Ragdoll::resetBodies(std::span<const Transform> worldFromBodies) {
   assert(static_cast<int>(worldFromBodies.size()) == bodyCount() && "resetBodies: one pose per body");
+  capsuleOnly_ = false;  // every body is enabled below
   for (size_t b = 0; b < bodies_.size(); ++b) {
     world_->setTransform(bodies_[b], worldFromBodies[b]);
     world_->setLinearVelocity(bodies_[b], Vec3{0.0});
@@ -169,6 +200,7 @@ void Ragdoll::setCollisionWith(BodyId other, int index, bool enabled) {
 }
 
 void Ragdoll::wakeBodies() {
+  if (capsuleOnly_) return;  // out of the simulation: nothing to wake
   for (const BodyId body : bodies_) world_->wake(body);
 }
 

@@ -55,6 +55,7 @@ void ScenarioSession::Impl::makeSettings() {
   cs.hitReaction.solver = s.settings.driveSolver;
   cs.animationOwnedBones = s.settings.animationOwnedBones;
   cs.dropPropsAtDeath = s.settings.dropPropsAtDeath;
+  cs.capsuleOnlyWhileAnimated = s.settings.capsuleOnlyWhileAnimated;
 }
 
 void ScenarioSession::Impl::startReplay() {

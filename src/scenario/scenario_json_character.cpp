@@ -91,7 +91,8 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
       value, path,
       {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
        "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead", "jointConsistency",
-       "staticContacts", "maxDepenetrationSpeed", "animationOwnedBones", "dropPropsAtDeath"});
+       "staticContacts", "maxDepenetrationSpeed", "animationOwnedBones", "dropPropsAtDeath",
+       "capsuleOnlyWhileAnimated"});
   ScenarioSettings s;
   HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});
@@ -114,6 +115,7 @@ ScenarioSettings readSettings(const Reader& r, const json& value, const std::str
   h.maxDepenetrationSpeed = r.number(value, path, "maxDepenetrationSpeed", h.maxDepenetrationSpeed,
                                      Range{0.0, 100.0, false, false});
   s.dropPropsAtDeath = r.boolean(value, path, "dropPropsAtDeath", s.dropPropsAtDeath);
+  s.capsuleOnlyWhileAnimated = r.boolean(value, path, "capsuleOnlyWhileAnimated", s.capsuleOnlyWhileAnimated);
   if (const json* owned = Reader::find(value, "animationOwnedBones"))
     s.animationOwnedBones = r.nameList(*owned, childPath(path, "animationOwnedBones"), "a bone name");
   return s;

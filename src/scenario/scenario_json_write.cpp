@@ -160,6 +160,8 @@ std::string saveScenarioJson(const Scenario& s) {
     settings["maxDepenetrationSpeed"] = h.maxDepenetrationSpeed;
   if (!st.animationOwnedBones.empty()) settings["animationOwnedBones"] = st.animationOwnedBones;
   if (st.dropPropsAtDeath != defaults.dropPropsAtDeath) settings["dropPropsAtDeath"] = st.dropPropsAtDeath;
+  if (st.capsuleOnlyWhileAnimated != defaults.capsuleOnlyWhileAnimated)
+    settings["capsuleOnlyWhileAnimated"] = st.capsuleOnlyWhileAnimated;
   out["settings"] = settings;
 
   const ScenarioRecovery dr;

@@ -35,7 +35,7 @@ const char* const kComplete = R"({
                  "direction": [0, 0, -1], "friction": 0.9 } ]
   },
   "settings": { "dt": 0.008333333333333333, "substeps": 4, "solverIterations": 14, "handoffMode": "naive_zero_velocity",
-                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false, "maxDepenetrationSpeed": 0.02, "animationOwnedBones": ["Head", "RightHand"] },
+                "displayBlendTime": 0.2, "maxLinearSpeed": 30, "maxAngularSpeed": 40, "driveMode": "explicit", "limitLookAhead": 0.05, "jointConsistency": false, "maxDepenetrationSpeed": 0.02, "animationOwnedBones": ["Head", "RightHand"], "capsuleOnlyWhileAnimated": true },
   "recovery": { "supine": { "file": "getup_up.bvh", "index": 0 }, "prone": { "name": "getup_down", "wrap": "clamp" },
                 "transitionTime": 0.3, "settleWindow": 0.75, "gatherTime": 0, "completeGetUps": false }, "lookAt": { "bone": "Head", "target": [1, 1.6, 3] },
   "events": [
@@ -95,6 +95,7 @@ TEST(ScenarioJson, CompleteFileLoads) {
   EXPECT_FALSE(s.settings.handoff.jointConsistency);
   EXPECT_TRUE(s.settings.handoff.staticContacts);
   EXPECT_EQ(s.settings.handoff.maxDepenetrationSpeed, 0.02);
+  EXPECT_TRUE(s.settings.capsuleOnlyWhileAnimated);
   ASSERT_TRUE(s.recovery.supine.has_value());
   EXPECT_EQ(s.recovery.supine->file, "getup_up.bvh");
   EXPECT_FALSE(s.recovery.completeGetUps);
@@ -176,7 +177,8 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   const std::string saved = saveScenarioJson(s);
   for (const char* key :
        {"limitLookAhead", "jointConsistency", "staticContacts", "maxDepenetrationSpeed", "maxLinearSpeed",
-        "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "gatherTime", "stepTime"}) {
+        "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "gatherTime", "stepTime",
+        "capsuleOnlyWhileAnimated"}) {
     EXPECT_EQ(saved.find(key), std::string::npos) << key << " in\n" << saved;
   }
   EXPECT_TRUE(s.world.ground.enabled);

@@ -40,6 +40,8 @@ struct Scene {
   double time = 0.0;
   int prop = -1;
   LimbLagSettings limbLag;  // made once: its slot list is a vector
+  CharacterSettings settings;
+  bool withProp = true;
   int limbLagged = 0, hits = 0, deaths = 0, grabs = 0, preStepRefused = 0;
 
   ::testing::AssertionResult start() {
@@ -56,10 +58,11 @@ struct Scene {
     locals.resize(static_cast<size_t>(run.skeleton.jointCount()));
     run.clips[0].sample(0.0, WrapMode::Loop, locals);
     Result<std::unique_ptr<Character>> created =
-        Character::create(*world, asset, run.skeleton, CharacterSettings{}, root, locals);
+        Character::create(*world, asset, run.skeleton, settings, root, locals);
     if (!created) return ::testing::AssertionFailure() << created.error();
     ch = std::move(created).value();
     ch->setGetUpClips((*getUps)[0], (*getUps)[1]);
+    if (!withProp) return ::testing::AssertionSuccess();
     const PropDesc sword = soakSword(*asset);
     Result<int> added = ch->addProp(sword);
     if (!added) return ::testing::AssertionFailure() << added.error();
@@ -202,6 +205,47 @@ TEST(SteadyState, ASecondCycleOfEveryStateAllocatesNothing) {
   EXPECT_EQ(s.deaths, 3);
   EXPECT_EQ(s.grabs, 3);
   EXPECT_EQ(s.preStepRefused, 0);
+}
+
+// A capsule-only animated character (CharacterSettings::capsuleOnlyWhileAnimated, issue 29: the
+// crowd of distant NPCs) allocates nothing per step either: its history and its capsule's move.
+// Its hit reaction brings the bodies back; Bullet allocates a broadphase proxy per body then
+// (printed, the documented cost), and again nothing once the character is back to its capsule.
+TEST(SteadyState, ACapsuleOnlyAnimatedStepAllocatesNothing) {
+  Scene s;
+  s.settings.capsuleOnlyWhileAnimated = true;
+  s.withProp = false;
+  ASSERT_TRUE(s.start());
+  for (int i = 0; i < 60; ++i) s.step();
+  ASSERT_TRUE(s.ch->capsuleOnly());
+  long before = allocations();
+  for (int i = 0; i < 120; ++i) s.step();
+  const long animated = allocations() - before;
+  const bool stayed = s.ch->capsuleOnly();
+  // A hit: the bodies come back for the hit reaction, which returns to animation.
+  const int chest = s.asset->bodyForSlot(Slot::Chest);
+  Transform poses[64];
+  s.ch->ragdoll().readBodyPoses(
+      std::span<Transform>(poses, static_cast<size_t>(s.ch->ragdoll().bodyCount())));
+  before = allocations();
+  const bool hit = static_cast<bool>(
+      s.ch->applyImpulse(chest, Vec3{15.0, 0.0, 0.0}, poses[static_cast<size_t>(chest)].translation));
+  s.step();
+  const long atTheHit = allocations() - before;
+  const bool back = s.stepUntil([&] { return s.animated() && s.ch->capsuleOnly(); }, 10.0);
+  for (int i = 0; i < 10; ++i) s.step();
+  before = allocations();
+  for (int i = 0; i < 120; ++i) s.step();
+  const long afterwards = allocations() - before;
+  std::printf(
+      "[ figure ] capsule only: 120 animated steps %ld allocations; the hit's commit and step %ld "
+      "(the engine taking the bodies back); 120 steps after the return %ld\n",
+      animated, atTheHit, afterwards);
+  EXPECT_TRUE(stayed);
+  EXPECT_EQ(animated, 0);
+  EXPECT_TRUE(hit);
+  EXPECT_TRUE(back) << "the hit reaction returned and the character is capsule only again";
+  EXPECT_EQ(afterwards, 0);
 }
 
 TEST(Soak, TwoMinutes) {
