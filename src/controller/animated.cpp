@@ -17,8 +17,8 @@ using controller_detail::plannedBelow;
 void Character::Impl::updateCapsuleOnly() {
   // Only a character plainly on its animation leaves its bodies out: a blend back or the bodies'
   // approach moves them off the animation, and a held prop hangs on the hand body.
-  const bool plain = !(exitPending_ || exitOffsets_ || returnBlend_ < returnBlendTotal_ || approachStart_ ||
-                       approaching_);
+  const bool plain =
+      !(exitPending_ || exitOffsets_ || returnBlend_ < returnBlendTotal_ || approachStart_ || approaching_);
   const bool holding = std::any_of(props_.begin(), props_.end(), [](const Prop& p) { return p.held; });
   (void)ragdoll_->setCapsuleOnly(settings_.capsuleOnlyWhileAnimated && plain && !holding);
 }

@@ -87,12 +87,11 @@ ScenarioRoot readRoot(const Reader& r, const json& value, const std::string& pat
 
 ScenarioSettings readSettings(const Reader& r, const json& value, const std::string& path) {
   r.expectObject(value, path);
-  r.checkKeys(
-      value, path,
-      {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
-       "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead", "jointConsistency",
-       "staticContacts", "maxDepenetrationSpeed", "animationOwnedBones", "dropPropsAtDeath",
-       "capsuleOnlyWhileAnimated"});
+  r.checkKeys(value, path,
+              {"dt", "substeps", "solverIterations", "handoffMode", "displayBlendTime", "maxLinearSpeed",
+               "maxAngularSpeed", "teleportDistance", "driveMode", "stepTime", "limitLookAhead",
+               "jointConsistency", "staticContacts", "maxDepenetrationSpeed", "animationOwnedBones",
+               "dropPropsAtDeath", "capsuleOnlyWhileAnimated"});
   ScenarioSettings s;
   HandoffSettings& h = s.handoff;
   s.dt = r.number(value, path, "dt", s.dt, Range{0.0, 0.1, true, false});

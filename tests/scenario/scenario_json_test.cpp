@@ -175,10 +175,9 @@ TEST(ScenarioJson, DefaultsOfAMinimalFile) {
   EXPECT_TRUE(s.recovery.gather == library.gather);
   // Saved again it names no handoff or recovery tuning.
   const std::string saved = saveScenarioJson(s);
-  for (const char* key :
-       {"limitLookAhead", "jointConsistency", "staticContacts", "maxDepenetrationSpeed", "maxLinearSpeed",
-        "displayBlendTime", "driveMode", "transitionTime", "settleWindow", "gatherTime", "stepTime",
-        "capsuleOnlyWhileAnimated"}) {
+  for (const char* key : {"limitLookAhead", "jointConsistency", "staticContacts", "maxDepenetrationSpeed",
+                          "maxLinearSpeed", "displayBlendTime", "driveMode", "transitionTime", "settleWindow",
+                          "gatherTime", "stepTime", "capsuleOnlyWhileAnimated"}) {
     EXPECT_EQ(saved.find(key), std::string::npos) << key << " in\n" << saved;
   }
   EXPECT_TRUE(s.world.ground.enabled);
