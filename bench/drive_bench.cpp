@@ -1,13 +1,17 @@
 // Drive computation per character per (sub)step, for a 15-body ragdoll-shaped tree: the pure
-// law over spans (DriveJob), and the explicit applier with its engine reads and impulses
-// (ExplicitDrive::onSubstep on a Bullet world, without the solver step).
+// law over spans (DriveJob; also on a real character tracking a real clip), and the explicit applier with its
+// engine reads and impulses (ExplicitDrive::onSubstep on a Bullet world, without the solver step).
+#include "handoff/asset.h"
 #include "handoff/drive.h"
+#include "handoff/import.h"
 #include "handoff/physics_bullet.h"
 
 #include <benchmark/benchmark.h>
 
 #include <array>
 #include <random>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace handoff {
@@ -147,7 +151,103 @@ void BM_DriveLawFloor_15Bodies(benchmark::State& state) {
 }
 
 // The figure and its floors registered alternately (docs/BENCHMARKS.md runs them interleaved).
+// A real character tracking a real clip: CMU Boxing_Toes (the tracking test's clip) on the
+// ragdoll the builder makes for it, every 60 Hz frame of the clip in turn. The bodies are where
+// the animation was 2 frames (33 ms) earlier, a tracking lag of a few degrees, as powered bodies
+// follow; the targets are the frame's animated joint rotations with their finite-difference rates,
+// as Character gives them. Counters: joints, and the share of joint-frames whose target lies past a
+// limited axis (where the admissible-target search runs).
+struct ClipDrive {
+  std::vector<DriveJoint> joints;
+  int bodies = 0;
+  int frames = 0;
+  // Per frame, contiguous: body rotations and angular velocities, joint targets and rates.
+  std::vector<Quat> rotations, targets;
+  std::vector<Vec3> omegas, targetVelocities;
+  double pastLimit = 0.0;
+
+  bool load(const char* relative) {
+    Result<ImportedAsset> imported = importFile(std::string(HANDOFF_DATA_DIR) + "/" + relative);
+    if (!imported || imported->clips.empty()) return false;
+    Result<RagdollAsset> asset = buildRagdoll(imported->skeleton, BuildOptions{});
+    if (!asset) return false;
+    joints = driveJointsFromAsset(*asset);
+    bodies = static_cast<int>(asset->bodies.size());
+    const Clip& clip = imported->clips.front();
+    const double dt = 1.0 / 60.0;
+    std::vector<Transform> locals(static_cast<size_t>(imported->skeleton.jointCount())),
+        models(locals.size());
+    std::vector<std::vector<Transform>> poses;
+    for (double t = 0.0; t <= clip.duration(); t += dt) {
+      clip.sample(t, WrapMode::Clamp, locals);
+      localToModel(imported->skeleton, locals, models);
+      poses.emplace_back(asset->bodies.size());
+      bodyPosesFromModels(*asset, models, Transform::identity(), poses.back());
+    }
+    int past = 0;
+    for (size_t f = 3; f < poses.size(); ++f) {
+      const std::vector<Transform>& now = poses[f];
+      const std::vector<Transform>& lagged = poses[f - 2];
+      const std::vector<Transform>& before = poses[f - 3];
+      for (size_t b = 0; b < now.size(); ++b) {
+        rotations.push_back(lagged[b].rotation);
+        omegas.push_back(angularVelocity(before[b].rotation, lagged[b].rotation, dt).omega);
+      }
+      for (const DriveJoint& j : joints) {
+        const auto a = static_cast<size_t>(j.bodyA), c = static_cast<size_t>(j.bodyB);
+        const Quat target =
+            jointRelativeRotation(now[a].rotation, now[c].rotation, j.bodyAFromJoint, j.bodyBFromJoint);
+        const Quat previous = jointRelativeRotation(poses[f - 1][a].rotation, poses[f - 1][c].rotation,
+                                                    j.bodyAFromJoint, j.bodyBFromJoint);
+        targets.push_back(target);
+        targetVelocities.push_back(angularVelocity(previous, target, dt).omega);
+        glm::bvec3 clamped{false};
+        (void)nearestAdmissibleAngles(target, Vec3{0.0}, j.angularLower, j.angularUpper, &clamped);
+        bool limitedPast = false;
+        for (int i = 0; i < 3; ++i)
+          limitedPast = limitedPast || (clamped[i] && j.angularLower[i] < j.angularUpper[i]);
+        past += limitedPast ? 1 : 0;
+      }
+      ++frames;
+    }
+    pastLimit = frames > 0 ? static_cast<double>(past) / (frames * static_cast<double>(joints.size())) : 0.0;
+    return frames > 0;
+  }
+};
+
+void BM_DriveJob_BoxingToes(benchmark::State& state) {
+  static ClipDrive d;
+  static const bool loaded = d.load("cmu/Boxing_Toes.bvh");
+  if (!loaded) {
+    state.SkipWithError("cannot load cmu/Boxing_Toes.bvh");
+    return;
+  }
+  std::vector<Vec3> torques(d.joints.size());
+  const size_t nb = static_cast<size_t>(d.bodies), nj = d.joints.size();
+  int frame = 0;
+  for (auto _ : state) {
+    const size_t f = static_cast<size_t>(frame);
+    const DriveJob job{d.joints,
+                       std::span<const Quat>(d.rotations).subspan(f * nb, nb),
+                       std::span<const Vec3>(d.omegas).subspan(f * nb, nb),
+                       std::span<const Quat>(d.targets).subspan(f * nj, nj),
+                       std::span<const Vec3>(d.targetVelocities).subspan(f * nj, nj),
+                       {},
+                       torques,
+                       {}};
+    benchmark::DoNotOptimize(job.run());
+    benchmark::DoNotOptimize(torques.data());
+    benchmark::ClobberMemory();
+    frame = frame + 1 < d.frames ? frame + 1 : 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["joints"] = static_cast<double>(nj);
+  state.counters["frames"] = d.frames;
+  state.counters["past_limit"] = d.pastLimit;
+}
+
 BENCHMARK(BM_DriveJob_15Bodies);
+BENCHMARK(BM_DriveJob_BoxingToes);
 BENCHMARK(BM_DriveJob_15Bodies_AdmissibleTargets);
 BENCHMARK(BM_DriveLawFloor_15Bodies);
 

@@ -1,7 +1,8 @@
 // The cost of one handoff commit for a 15-body character (CMU 01_01), with and without the
 // velocity-consistency step, and of keeping N animated characters' kinematic bodies in sync
 // with their animation every step (N = 1, 16, 128), on the DeepMimic character, beside its floor
-// (the same bodies moved by Bullet alone, bench/sync_floor.h).
+// (the same bodies moved by Bullet alone, bench/sync_floor.h); and the same characters capsule
+// only (their bodies out of the simulation while animated) beside a capsule moved by Bullet.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -60,6 +61,10 @@ void BM_AnimatedSync(benchmark::State& state) {
     return;
   }
   crowd.reset(static_cast<int>(state.range(0)));
+  // Arg 1 = 1: capsule only (Ragdoll::setCapsuleOnly), the bodies out of the simulation.
+  if (state.range(1) != 0) {
+    for (auto& ragdoll : crowd.ragdolls) (void)ragdoll->setCapsuleOnly(true);
+  }
   crowd.track(2);
   for (auto _ : state) crowd.track(1);
   perCharacter(state);
@@ -67,14 +72,14 @@ void BM_AnimatedSync(benchmark::State& state) {
 
 // The floor of BM_AnimatedSync (bench/sync_floor.h): the same clip, characters and body poses
 // moved by Bullet alone. Arg 0: characters; arg 1: 0 Bullet's default kinematic pairing, 1 the
-// adapter's pairs.
+// adapter's pairs, 2 the capsule alone (the floor of a capsule-only character).
 void BM_AnimatedSyncFloor(benchmark::State& state) {
   Crowd crowd;
   if (!crowd.load("deepmimic/humanoid3d_run.bvh")) {
     state.SkipWithError("cannot load the default character");
     return;
   }
-  const auto pairs = state.range(1) != 0 ? SyncFloor::Pairs::SamePairs : SyncFloor::Pairs::BulletDefault;
+  const auto pairs = static_cast<SyncFloor::Pairs>(state.range(1));
   SyncFloor floor(crowd, static_cast<int>(state.range(0)), pairs);
   floor.step();
   floor.step();
@@ -94,7 +99,15 @@ const bool registered = [] {
     benchmark::RegisterBenchmark("BM_AnimatedSyncFloor/same_pairs", BM_AnimatedSyncFloor)
         ->Args({n, 1})
         ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_AnimatedSync", BM_AnimatedSync)->Arg(n)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("BM_AnimatedSync", BM_AnimatedSync)
+        ->Args({n, 0})
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("BM_AnimatedSyncFloor/capsule_only", BM_AnimatedSyncFloor)
+        ->Args({n, 2})
+        ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark("BM_AnimatedSync/capsule_only", BM_AnimatedSync)
+        ->Args({n, 1})
+        ->Unit(benchmark::kMicrosecond);
   }
   return true;
 }();

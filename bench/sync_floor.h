@@ -10,12 +10,17 @@
 //  - SamePairs: the asset's collision filters (ragdoll bodies with each other and the ground, the
 //    capsule with the ground) and no pair across a joint, as the adapter makes them: the same
 //    broadphase pairs and narrowphase work as the figure.
-// Both move the same 16 bodies per character as the figure (15 ragdoll bodies + the capsule).
+//  - CapsuleOnly: the capsule alone per character, with its asset filter (it pairs with the
+//    ground): the floor of a capsule-only character (CharacterSettings::capsuleOnlyWhileAnimated,
+//    Ragdoll::setCapsuleOnly), whose bodies are out of the simulation while animated.
+// The first two move the same 16 bodies per character as the figure (15 ragdoll bodies + the
+// capsule); every one samples the clip and computes the 15 body poses per character.
 #pragma once
 
 #include "handoff/asset.h"
 #include "handoff/math.h"
 
+#include <benchmark/benchmark.h>
 #include <btBulletCollisionCommon.h>
 #include <btBulletDynamicsCommon.h>
 
@@ -29,10 +34,10 @@ namespace handoff::bench {
 
 class SyncFloor {
  public:
-  enum class Pairs { BulletDefault, SamePairs };
+  enum class Pairs { BulletDefault, SamePairs, CapsuleOnly };
 
   /// `crowd` already loaded (clip, skeleton, asset); `count` characters on its grid.
-  SyncFloor(Crowd& crowd, int count, Pairs pairs) : crowd_(crowd) {
+  SyncFloor(Crowd& crowd, int count, Pairs pairs) : crowd_(crowd), pairs_(pairs) {
     world_ = std::make_unique<btDiscreteDynamicsWorld>(&dispatcher_, &broadphase_, &solver_, &config_);
     world_->setGravity(btVector3(0, -9.81, 0));
     world_->setForceUpdateAllAabbs(false);  // as the adapter (bullet_world.cpp)
@@ -48,7 +53,7 @@ class SyncFloor {
       roots_.push_back(Transform::fromTranslation(Vec3{3.0 * (c % 16), 0.0, 3.0 * (c / 16)}));
       bodyPosesFromModels(asset, crowd.models, roots_.back(), poses_);
       const size_t first = bodies_.size();
-      for (size_t b = 0; b < asset.bodies.size(); ++b) {
+      for (size_t b = 0; b < asset.bodies.size() && pairs != Pairs::CapsuleOnly; ++b) {
         const CollisionFilter& f = asset.bodies[b].filter;
         addBody(*shapes_[b], toBt(poses_[b]), true, pairs, f.layer, f.mask);
       }
@@ -80,7 +85,10 @@ class SyncFloor {
     size_t next = 1;  // after the plane
     for (const Transform& root : roots_) {
       bodyPosesFromModels(asset, crowd_.models, root, poses_);
-      for (const Transform& pose : poses_) states_[next++]->setWorldTransform(toBt(pose));
+      benchmark::DoNotOptimize(poses_.data());
+      if (pairs_ != Pairs::CapsuleOnly) {
+        for (const Transform& pose : poses_) states_[next++]->setWorldTransform(toBt(pose));
+      }
       states_[next++]->setWorldTransform(toBt(capsulePose(root)));
     }
     world_->stepSimulation(static_cast<btScalar>(Crowd::kDt), 0, static_cast<btScalar>(Crowd::kDt));
@@ -133,6 +141,7 @@ class SyncFloor {
   }
 
   Crowd& crowd_;
+  Pairs pairs_;
   btDefaultCollisionConfiguration config_;
   btCollisionDispatcher dispatcher_{&config_};
   btDbvtBroadphase broadphase_;
