@@ -143,9 +143,11 @@ std::string format(const char* f, double a, double b = 0.0, double c = 0.0) {
   return text;
 }
 
-Vec3 bodyCentre(const handoff::PhysicsWorld& physics, const Npc& npc, handoff::Slot slot) {
-  const int body = npc.character->ragdoll().asset().bodyForSlot(slot);
-  return physics.transform(npc.character->ragdoll().body(body)).translation;
+Vec3 bodyCentre(const Npc& npc, handoff::Slot slot) {
+  // Ragdoll::bodyPose, not the engine's pose of the body: a capsule-only character's bodies are
+  // out of the simulation, where they were when they left it.
+  const handoff::Ragdoll& ragdoll = npc.character->ragdoll();
+  return ragdoll.bodyPose(ragdoll.asset().bodyForSlot(slot)).translation;
 }
 
 /// The knocked one's look-at: its head (an animation-owned bone) turned toward `target`.
@@ -400,7 +402,7 @@ int main() {
       shotAt = now;
       // [snippet shot]
       // The player shoots at the runner's chest: the ray names the character and the bone it hit.
-      const Vec3 aim = glm::normalize(bodyCentre(physics, runner, handoff::Slot::Chest) - kPlayer);
+      const Vec3 aim = glm::normalize(bodyCentre(runner, handoff::Slot::Chest) - kPlayer);
       const std::uint32_t shootable =
           handoff::layers::kRagdoll | handoff::layers::kStatic | handoff::layers::kDebris;
       const handoff::CastHit hit = physics.castRay(kPlayer, kPlayer + 30.0 * aim, shootable);
@@ -435,7 +437,7 @@ int main() {
       // [snippet hit]
       // A blow to the chest while animated: a powered hit reaction, back to the animation once settled.
       const int chest = asset->bodyForSlot(handoff::Slot::Chest);
-      const Vec3 at = bodyCentre(physics, circler, handoff::Slot::Chest);
+      const Vec3 at = bodyCentre(circler, handoff::Slot::Chest);
       const Vec3 blow = 35.0 * glm::normalize(Vec3{at.x - kPlayer.x, 0.0, at.z - kPlayer.z});  // [N s]
       if (handoff::Status s = circler.character->applyImpulse(chest, blow, at); !s)
         std::printf("circler: %s\n", s.error().c_str());
@@ -480,9 +482,9 @@ int main() {
   std::printf("impact sounds played: %d\n", impacts.played);
 
   std::printf("\nchecks:\n");
-  const Vec3 runnerPelvis = bodyCentre(physics, runner, handoff::Slot::Pelvis);
-  const Vec3 fallerPelvis = bodyCentre(physics, faller, handoff::Slot::Pelvis);
-  const Vec3 knockedPelvis = bodyCentre(physics, knocked, handoff::Slot::Pelvis);
+  const Vec3 runnerPelvis = bodyCentre(runner, handoff::Slot::Pelvis);
+  const Vec3 fallerPelvis = bodyCentre(faller, handoff::Slot::Pelvis);
+  const Vec3 knockedPelvis = bodyCentre(knocked, handoff::Slot::Pelvis);
   check(!shotBone.empty(), "the shot's ray named a bone of the runner ('" + shotBone + "')");
   check(runner.character->state() == handoff::CharacterState::Ragdoll && runnerPelvis.y < 0.3,
         format("the shot runner is a ragdoll lying on the floor (pelvis %.3f m high, under 0.3 m)",

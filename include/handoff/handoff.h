@@ -486,7 +486,10 @@ class Ragdoll {
   /// animated pose (the history's), moved by the next setAnimatedPose. A commit from capsule
   /// only reads the same history and the same static geometry as one from kinematic bodies, so
   /// it commits the same velocities; only the engine's contact caches start cold. While
-  /// capsule only, readBodyPoses gives the newest animated pose. Returning the bodies adds them
+  /// capsule only, readBodyPoses gives the newest animated pose, while the engine's own pose of a
+  /// body (PhysicsWorld::transform) stays where it left the simulation: placing 15 bodies a step
+  /// out of the world cost a capsule-only character twice its time and its flatness to 128
+  /// characters (docs/BENCHMARKS.md). Returning the bodies adds them
   /// to the engine's broadphase, which in Bullet allocates (one proxy per body): the commit out
   /// of capsule only allocates there. [step-safe apart from that]
   bool setCapsuleOnly(bool on);
@@ -544,6 +547,8 @@ class Ragdoll {
   /// Current engine poses, bodyCount() elements (capsule only: the newest animated pose).
   /// [step-safe]
   void readBodyPoses(std::span<Transform> worldFromBodies) const;
+  /// Body `index`'s pose as readBodyPoses gives it. [step-safe]
+  Transform bodyPose(int index) const;
 
   /// Eases limits widened at the commit back toward the asset's as joints return inside them,
   /// and switches collision back on between non-adjacent bodies that touched at the commit once

@@ -411,7 +411,8 @@ class ReturnMeasure {
   /// on the frame the character is animated again (its positions only: that frame's motion is
   /// the get-up's or the powered step's) and is measured until the frame after its blend ends.
   /// `out` gets one entry per return.
-  void observe(const Character& character, const PhysicsWorld& world, const Transform& worldFromRoot,
+  /// The bodies' poses are Ragdoll::bodyPose's (a capsule-only character's are the animation's).
+  void observe(const Character& character, const Transform& worldFromRoot,
                std::span<const Transform> animationNow, std::span<const Transform> animationBefore,
                double time, std::vector<ReturnMetrics>& out);
   using Point = DisplayPoint;

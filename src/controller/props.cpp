@@ -246,7 +246,7 @@ void Character::Impl::propsPostStep() {
 
 Transform Character::Impl::handGrip(int prop) const {
   const Prop& p = props_[static_cast<size_t>(prop)];
-  return world_->transform(ragdoll_->body(p.handBody)) * p.handBodyFromGrip;
+  return ragdoll_->bodyPose(p.handBody) * p.handBodyFromGrip;
 }
 
 Transform Character::Impl::propGrip(int prop) const {

@@ -190,7 +190,7 @@ Result<SoakResult> runSoak(const std::string& dataDir, const SoakOptions& option
         const double angle = 2.0 * 3.141592653589793 * unit(random);
         const double size = 10.0 + 15.0 * unit(random);
         const Vec3 impulse{size * std::cos(angle), 0.0, size * std::sin(angle)};
-        const Vec3 at = world->transform(ch.ragdoll().body(body)).translation;
+        const Vec3 at = ch.ragdoll().bodyPose(body).translation;
         if (ch.applyImpulse(body, impulse, at)) ++counts.hits;
       }
     }

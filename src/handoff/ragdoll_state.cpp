@@ -53,11 +53,12 @@ void FirstSubstepProbe::finish() {
 
 void Ragdoll::readBodyPoses(std::span<Transform> worldFromBodies) const {
   assert(static_cast<int>(worldFromBodies.size()) >= bodyCount() && "output span too short");
-  const bool fromHistory = capsuleOnly_ && history_.size() > 0;
-  for (int b = 0; b < bodyCount(); ++b) {
-    worldFromBodies[static_cast<size_t>(b)] =
-        fromHistory ? history_.body(0, b) : world_->transform(bodies_[static_cast<size_t>(b)]);
-  }
+  for (int b = 0; b < bodyCount(); ++b) worldFromBodies[static_cast<size_t>(b)] = bodyPose(b);
+}
+
+Transform Ragdoll::bodyPose(int index) const {
+  return capsuleOnly_ && history_.size() > 0 ? history_.body(0, index)
+                                             : world_->transform(bodies_[static_cast<size_t>(index)]);
 }
 
 bool Ragdoll::setCapsuleOnly(bool on) {

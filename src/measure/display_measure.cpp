@@ -169,15 +169,15 @@ void ReturnMeasure::displayedPoints(const Character& character) {
   }
 }
 
-void ReturnMeasure::observe(const Character& character, const PhysicsWorld& world,
-                            const Transform& worldFromRoot, std::span<const Transform> animationNow,
+void ReturnMeasure::observe(const Character& character, const Transform& worldFromRoot,
+                            std::span<const Transform> animationNow,
                             std::span<const Transform> animationBefore, double time,
                             std::vector<ReturnMetrics>& out) {
   const CharacterState state = character.state();
   const RagdollAsset& asset = character.ragdoll().asset();
   displayedPoints(character);
   for (int b = 0; b < character.ragdoll().bodyCount(); ++b)
-    bodies_[static_cast<size_t>(b)] = world.transform(character.ragdoll().body(b)).translation;
+    bodies_[static_cast<size_t>(b)] = character.ragdoll().bodyPose(b).translation;
   const bool landed = character.landings().total() > landings_;
   landings_ = character.landings().total();
   const bool back =

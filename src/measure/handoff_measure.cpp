@@ -31,7 +31,7 @@ Vec3 dynamicCentreOfMass(const Ragdoll& ragdoll) {
   for (int b = 0; b < ragdoll.bodyCount(); ++b) {
     if (ragdoll.authority(b) == Authority::Animation) continue;
     const double m = world.mass(ragdoll.body(b));
-    sum += m * world.transform(ragdoll.body(b)).translation;
+    sum += m * ragdoll.bodyPose(b).translation;
     mass += m;
   }
   return mass > 0.0 ? sum / mass : sum;
@@ -284,7 +284,7 @@ void HitReactionMeasure::observe(const Character& character, const AnimationInpu
   if (character.state() == CharacterState::Powered) {
     localToModel(character.skeleton(), animation.locals, models_);
     bodyPosesFromModels(character.ragdoll().asset(), models_, animation.worldFromRoot, animatedBodies_);
-    const Vec3 hitBody = character.ragdoll().world().transform(character.ragdoll().body(body_)).translation;
+    const Vec3 hitBody = character.ragdoll().bodyPose(body_).translation;
     out.peakHitBodyDeviation =
         std::max(out.peakHitBodyDeviation,
                  glm::length(hitBody - animatedBodies_[static_cast<size_t>(body_)].translation));

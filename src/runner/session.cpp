@@ -137,7 +137,7 @@ Status ScenarioSession::Impl::create() {
   returns.emplace(*ch);
   resumedNow.resize(jointCount);
   resumedBefore.resize(jointCount);
-  lastPelvisWorld = world->transform(ch->ragdoll().body(pelvisBody)).translation;
+  lastPelvisWorld = ch->ragdoll().bodyPose(pelvisBody).translation;
 
   runPostEvents(0.0);
   propMeasure.observe(*ch, *world, dt, result.props);

@@ -160,7 +160,7 @@ void ScenarioSession::Impl::impulse(const ScenarioEvent& e, double t) {
     notRun(e, "no body for '" + p.body + "'");
     return;
   }
-  const Transform bodyPose = world->transform(ch->ragdoll().body(b));
+  const Transform bodyPose = ch->ragdoll().bodyPose(b);
   const Vec3 j = p.impulseSpace == ImpulseSpace::Root ? root.transformVector(p.impulse) : p.impulse;
   Vec3 point = bodyPose.translation;
   if (p.point) point = p.pointSpace == PointSpace::Body ? bodyPose.transformPoint(*p.point) : *p.point;
@@ -201,7 +201,7 @@ void ScenarioSession::Impl::knockback(const ScenarioEvent& e, double t) {
   k.flightsBefore = ch->flights().total();
   k.landingsBefore = ch->landings().total();
   k.recoveriesBefore = ch->recoveries().total();
-  k.pelvisStart = world->transform(ch->ragdoll().body(pelvisBody)).translation;
+  k.pelvisStart = ch->ragdoll().bodyPose(pelvisBody).translation;
   const double energyBefore = energy.energy();
   const Status st = ch->knockBack(j);
   if (st) energy.addWork(energy.energy() - energyBefore);  // on a ragdoll already: work done on it

@@ -41,7 +41,7 @@ void ScenarioSession::Impl::observe(double t, const AnimationInput& input) {
   // the root it plays on now.
   sampleAt(t, resumedNow);
   sampleAt(std::max(clipSceneStart, t - dt), resumedBefore);
-  returns->observe(*ch, *world, root, resumedNow, resumedBefore, t, result.returns);
+  returns->observe(*ch, root, resumedNow, resumedBefore, t, result.returns);
   measureKnockbacks();
   if (limbLagMeasure.open())
     limbLagMeasure.observe(*ch, root, resumedNow, resumedBefore, t, result.limbLags.back());

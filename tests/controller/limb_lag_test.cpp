@@ -52,7 +52,7 @@ TEST(LimbLag, TheForearmsAndHandsTrailTheWalkWhileTheRestIsTheAnimation) {
     world->step(kFrame, 2);
     ch.postStep(kFrame);
     lagMeasure.observe(ch, root, locals, before, time, lag);
-    returnMeasure.observe(ch, *world, root, locals, before, time, returns);
+    returnMeasure.observe(ch, root, locals, before, time, returns);
     if (ch.state() == CharacterState::Powered) {
       // The pelvis (kinematic on the walk) is shown exactly where the walk puts it.
       localToModel(c.skeleton(), locals, models);

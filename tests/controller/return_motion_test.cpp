@@ -64,7 +64,7 @@ ReturnRun fallGetUpAndRun(const test::Character& c, int clip, double handoffTime
     // The animation the character resumes: the clip at this frame and the one before, one root.
     c.clip(clip).sample(scene.clipTime, WrapMode::Loop, now);
     c.clip(clip).sample(std::max(0.0, scene.clipTime - kFrame), WrapMode::Loop, before);
-    measure.observe(ch, *scene.world, scene.root, now, before, scene.animTime, returns);
+    measure.observe(ch, scene.root, now, before, scene.animTime, returns);
     if (!fell && scene.animTime >= handoffTime) {
       fell = true;
       if (!scene.goRagdoll()) break;
@@ -155,7 +155,7 @@ std::vector<ReturnMetrics> boxingHitReaction(const CharacterSettings& settings, 
     EXPECT_TRUE(ch.preStep(AnimationInput{time, root, locals, false}, kFrame));
     world->step(kFrame, 2);
     ch.postStep(kFrame);
-    measure.observe(ch, *world, root, locals, locals, time, returns);
+    measure.observe(ch, root, locals, locals, time, returns);
     if (frame == 30) {
       const Vec3 point = world->transform(ch.ragdoll().body(chest)).translation;
       EXPECT_TRUE(ch.applyImpulse(chest, 150.0 * root.transformVector(-c.asset->modelForward), point));
@@ -217,7 +217,7 @@ TEST(ReturnToAnimation, APartialRagdollOfARunnersArmsReturnsWithTheRunsMotion) {
     ASSERT_TRUE(ch.preStep(AnimationInput{time, root, locals, false}, kFrame));
     world->step(kFrame, 2);
     ch.postStep(kFrame);
-    measure.observe(ch, *world, root, locals, before, time, returns);
+    measure.observe(ch, root, locals, before, time, returns);
     if (frame == 30) {
       ASSERT_TRUE(ch.goPartial(weights, 0.2));
     }

@@ -71,7 +71,8 @@ TEST(CapsuleOnly, TheDemosHandoffsCommitTheSameVelocitiesAndPassTheirRows) {
   const Case cases[] = {{"run_handoff", false, false},
                         {"powered_hit_reaction", true, false},
                         {"walk_limb_lag", false, false},
-                        {"prop_hit_death", false, true}};
+                        {"prop_hit_death", false, true},
+                        {"powered_run_hit", false, false}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.scenario);
     const CapsuleRun kinematic = play(c.scenario, false);
