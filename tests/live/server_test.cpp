@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -291,19 +292,31 @@ TEST_F(LiveServerTest, ChunkedBodiesAreCutOffWithBoundedMemory) {
   EXPECT_EQ(request("GET", "/api/state").status, 200);
 }
 
-// Finding 8: 100k unknown names in a partial took 25 s with the lock held.
+// Finding 8: 100k unknown names in a partial took 25 s with the lock held (quadratic). Linear time
+// is a ratio, measured side by side in one run so it holds on any machine, under the sanitizers
+// and under load (an absolute 3 s bound failed once at 3.01 s under ASan with other builds
+// running; idle it is 1.1 s there, 0.07 s in a release build): 10 times the names may take at
+// most 25 times as long (linear: about 10; quadratic: about 100).
 TEST_F(LiveServerTest, UnknownNamesAreAnsweredInLinearTime) {
-  std::string bodies;
-  for (int i = 0; i < 100000; ++i)
-    bodies += (i ? ",\"" : "\"") + std::string("nobody_") + std::to_string(100000 + i) + "\":1";
-  const auto started = Clock::now();
-  const Reply r = request("POST", "/api/command", R"({"type":"partial","bodies":{)" + bodies + "}}");
-  const double seconds = secondsSince(started);
-  std::printf("partial with 100,000 unknown names (%.1f MB): HTTP %d in %.2f s\n",
-              static_cast<double>(bodies.size()) / 1e6, r.status, seconds);
-  EXPECT_EQ(r.status, 400);
-  EXPECT_NE(r.body.find("bodies.nobody_100000"), std::string::npos) << r.body.substr(0, 300);
-  EXPECT_LT(seconds, 3.0);
+  const auto timed = [](int count, Reply& reply) {
+    std::string bodies;
+    for (int i = 0; i < count; ++i)
+      bodies += (i ? ",\"" : "\"") + std::string("nobody_") + std::to_string(100000 + i) + "\":1";
+    const auto started = Clock::now();
+    reply = request("POST", "/api/command", R"({"type":"partial","bodies":{)" + bodies + "}}");
+    return secondsSince(started);
+  };
+  Reply small, large;
+  // The smaller request twice, the faster kept: the first may pay for a cold connection.
+  double smallSeconds = timed(10000, small);
+  smallSeconds = std::min(smallSeconds, timed(10000, small));
+  const double largeSeconds = timed(100000, large);
+  std::printf("partial with 10,000 / 100,000 unknown names: HTTP %d / %d in %.3f / %.3f s (x%.1f)\n",
+              small.status, large.status, smallSeconds, largeSeconds, largeSeconds / smallSeconds);
+  EXPECT_EQ(small.status, 400);
+  EXPECT_EQ(large.status, 400);
+  EXPECT_NE(large.body.find("bodies.nobody_100000"), std::string::npos) << large.body.substr(0, 300);
+  EXPECT_LT(largeSeconds, 25.0 * smallSeconds);
 }
 
 // Finding 9: 16 open streams or 200 idle sockets made every other request time out.
