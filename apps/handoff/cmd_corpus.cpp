@@ -278,8 +278,9 @@ Result<double> clipUnitScale(const std::string& path) {
 constexpr double kAfterHandoff = 2.5;
 
 Scenario clipScenario(const std::string& file, const ClipRow& row, double unitScale, double time,
-                      bool powered) {
+                      bool powered, bool capsuleOnly) {
   Scenario s;
+  s.settings.capsuleOnlyWhileAnimated = capsuleOnly;
   s.name = fs::path(row.file).stem().string() + (row.clip.empty() ? "" : "|" + row.clip) +
            (powered ? " powered" : " ragdoll") + " @" + std::to_string(time).substr(0, 5);
   s.character.file = file;
@@ -330,6 +331,7 @@ void addCorpusCommand(Command app, int& exitCode) {
   struct Args {
     std::string dir;
     bool json = false, quick = false, rigsOnly = false, clipsOnly = false, levelsOnly = false;
+    bool capsuleOnly = false;
     int times = 4;
     std::uint64_t seed = 31;
   };
@@ -349,6 +351,9 @@ void addCorpusCommand(Command app, int& exitCode) {
   c.flag("--rigs-only", args->rigsOnly, "only the rigs");
   c.flag("--clips-only", args->clipsOnly, "only the clips");
   c.flag("--levels-only", args->levelsOnly, "only the levels (levels.tsv)");
+  c.flag("--capsule-only", args->capsuleOnly,
+         "every clip's character capsule only while animated (CharacterSettings::capsuleOnlyWhileAnimated): "
+         "its handoffs start from bodies out of the simulation");
   c.callback([args, &exitCode] {
     const fs::path dir = args->dir;
     const bool text = !args->json;
@@ -455,7 +460,7 @@ void addCorpusCommand(Command app, int& exitCode) {
         }
         for (double t : handoffTimes(row.duration, perClip, random)) {
           for (const bool powered : {false, true}) {
-            const Scenario s = clipScenario(path, row, scales[path], t, powered);
+            const Scenario s = clipScenario(path, row, scales[path], t, powered, args->capsuleOnly);
             const ScenarioResult r = runner.run(s);
             ++runs;
             const char* mode = powered ? "powered" : "ragdoll";

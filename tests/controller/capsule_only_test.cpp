@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -130,6 +132,54 @@ TEST(CapsuleOnly, SwitchedAtRunTimeTheBodiesComeBackOnTheAnimation) {
   EXPECT_FALSE(s.ch->capsuleOnly());
   EXPECT_EQ(s.enabledBodies(), bodies);
   EXPECT_EQ(s.world->motionType(s.ch->ragdoll().body(chest)), MotionType::Dynamic);
+}
+
+// Hostile input while capsule only: a frame with a NaN is refused (nothing moves), a 1 km jump of
+// the root flagged as a teleport carries the character, and the ragdoll right after it starts at
+// the new place with no velocity from the jump.
+TEST(CapsuleOnly, ANaNFrameAndATeleportLeaveAHandoffFromTheNewPlace) {
+  Scene s(true);
+  ASSERT_TRUE(s.ch);
+  for (int i = 0; i < 20; ++i) s.step();
+  ASSERT_TRUE(s.ch->capsuleOnly());
+  const size_t handoffsBefore = s.ch->handoffs().total();
+  std::vector<Transform> bad = s.locals;
+  bad[3].translation.x = std::numeric_limits<double>::quiet_NaN();
+  s.time += kDt;
+  EXPECT_FALSE(s.ch->preStep(AnimationInput{s.time, Transform::identity(), bad, false}, kDt));
+  EXPECT_TRUE(s.ch->capsuleOnly());
+  EXPECT_EQ(s.enabledBodies(), 0);
+  const Transform far = Transform::fromTranslation(Vec3{1000.0, 0.0, -500.0});
+  s.time += kDt;
+  s.c.clip().sample(s.time, WrapMode::Loop, s.locals);
+  ASSERT_TRUE(s.ch->preStep(AnimationInput{s.time, far, s.locals, true}, kDt));
+  s.world->step(kDt, 2);
+  s.ch->postStep(kDt);
+  for (int i = 0; i < 3; ++i) {
+    s.time += kDt;
+    s.c.clip().sample(s.time, WrapMode::Loop, s.locals);
+    ASSERT_TRUE(s.ch->preStep(AnimationInput{s.time, far, s.locals, false}, kDt));
+    s.world->step(kDt, 2);
+    s.ch->postStep(kDt);
+  }
+  EXPECT_TRUE(s.ch->capsuleOnly());
+  const HandoffRecord& record = s.ch->goRagdoll();
+  ASSERT_TRUE(record.committed) << record.failure;
+  EXPECT_GT(s.ch->handoffs().total(), handoffsBefore);
+  EXPECT_EQ(s.enabledBodies(), s.ch->ragdoll().bodyCount());
+  // Where the animation puts the bodies on the new root.
+  std::vector<Transform> expected(s.animated.size());
+  localToModel(s.c.skeleton(), s.locals, s.models);
+  bodyPosesFromModels(*s.c.asset, s.models, far, expected);
+  double farthest = 0.0, fastest = 0.0;
+  for (int b = 0; b < s.ch->ragdoll().bodyCount(); ++b) {
+    const BodyId id = s.ch->ragdoll().body(b);
+    farthest = std::max(farthest, glm::length(s.world->transform(id).translation -
+                                              expected[static_cast<size_t>(b)].translation));
+    fastest = std::max(fastest, glm::length(s.world->linearVelocity(id)));
+  }
+  EXPECT_LT(farthest, 1e-3) << "the bodies start on the animation at the new root (single precision at 1 km)";
+  EXPECT_LT(fastest, 15.0) << "no velocity from the 1 km jump (the run's limbs move up to ~10 m/s)";
 }
 
 // A bare Ragdoll (the class a game without Character uses): refused while a body is dynamic; an
