@@ -92,22 +92,19 @@ void BM_AnimatedSyncFloor(benchmark::State& state) {
 // --benchmark_enable_random_interleaving=true --benchmark_repetitions=N for floors and figures
 // measured in turns (docs/BENCHMARKS.md).
 const bool registered = [] {
+  struct Entry {
+    const char* name;
+    void (*run)(benchmark::State&);
+    int mode;  // the second argument
+  };
+  const Entry entries[] = {{"BM_AnimatedSyncFloor/bullet_default", BM_AnimatedSyncFloor, 0},
+                           {"BM_AnimatedSyncFloor/same_pairs", BM_AnimatedSyncFloor, 1},
+                           {"BM_AnimatedSync", BM_AnimatedSync, 0},
+                           {"BM_AnimatedSyncFloor/capsule_only", BM_AnimatedSyncFloor, 2},
+                           {"BM_AnimatedSync/capsule_only", BM_AnimatedSync, 1}};
   for (const int n : {1, 16, 128}) {
-    benchmark::RegisterBenchmark("BM_AnimatedSyncFloor/bullet_default", BM_AnimatedSyncFloor)
-        ->Args({n, 0})
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_AnimatedSyncFloor/same_pairs", BM_AnimatedSyncFloor)
-        ->Args({n, 1})
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_AnimatedSync", BM_AnimatedSync)
-        ->Args({n, 0})
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_AnimatedSyncFloor/capsule_only", BM_AnimatedSyncFloor)
-        ->Args({n, 2})
-        ->Unit(benchmark::kMicrosecond);
-    benchmark::RegisterBenchmark("BM_AnimatedSync/capsule_only", BM_AnimatedSync)
-        ->Args({n, 1})
-        ->Unit(benchmark::kMicrosecond);
+    for (const Entry& e : entries)
+      benchmark::RegisterBenchmark(e.name, e.run)->Args({n, e.mode})->Unit(benchmark::kMicrosecond);
   }
   return true;
 }();

@@ -356,10 +356,10 @@ struct CharacterSettings {
   /// pose in the same write phase as the commit and commits the same velocities as from
   /// kinematic bodies. What changes: nothing but the capsule collides with the world while
   /// animated (a cast hits the capsule, CharacterBodyInfo::body -1), the bodies' poses are read
-  /// with ragdoll().readBodyPoses() (the engine's pose of a body out of the simulation is where
-  /// it left it), and in Bullet the handoff
-  /// allocates (the bodies' broadphase proxies). Character::setCapsuleOnlyWhileAnimated
-  /// switches it at run time (level of detail by distance). [default false]
+  /// with ragdoll().bodyPose() or readBodyPoses() (the engine's pose of a body out of the
+  /// simulation is where it left it), and in Bullet the handoff allocates (the bodies'
+  /// broadphase proxies). Character::setCapsuleOnlyWhileAnimated switches it at run time (level
+  /// of detail by distance). [default false]
   bool capsuleOnlyWhileAnimated = false;
   /// Sizes of the records the character keeps (HistorySettings). [defaults there]
   HistorySettings history;

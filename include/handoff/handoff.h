@@ -486,12 +486,12 @@ class Ragdoll {
   /// animated pose (the history's), moved by the next setAnimatedPose. A commit from capsule
   /// only reads the same history and the same static geometry as one from kinematic bodies, so
   /// it commits the same velocities; only the engine's contact caches start cold. While
-  /// capsule only, readBodyPoses gives the newest animated pose, while the engine's own pose of a
-  /// body (PhysicsWorld::transform) stays where it left the simulation: placing 15 bodies a step
-  /// out of the world cost a capsule-only character twice its time and its flatness to 128
-  /// characters (docs/BENCHMARKS.md). Returning the bodies adds them
-  /// to the engine's broadphase, which in Bullet allocates (one proxy per body): the commit out
-  /// of capsule only allocates there. [step-safe apart from that]
+  /// capsule only, bodyPose and readBodyPoses give the newest animated pose, while the engine's
+  /// own pose of a body (PhysicsWorld::transform) stays where it left the simulation: placing 15
+  /// bodies a step out of the world cost a capsule-only character up to twice its time and its
+  /// flatness to 128 characters. Returning the bodies adds them to the engine's broadphase,
+  /// which in Bullet allocates (one proxy per body): the commit out of capsule only allocates
+  /// there. [step-safe apart from that]
   bool setCapsuleOnly(bool on);
   bool capsuleOnly() const { return capsuleOnly_; }
 

@@ -91,15 +91,9 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
       // Not committed: dynamic bodies keep their state, animated ones stay where they are and
       // move on with the animation (out of the simulation: at the newest animated pose, where the
       // write phase puts them back, at the animation's velocity, the kinematic move's).
-      if (capsuleOnly_) {
-        scratchPoses_[i] = history_.body(0, b);
-        out.linearVelocity = linear_[i];
-        out.angularVelocity = angular_[i];
-      } else {
-        scratchPoses_[i] = world_->transform(bodies_[i]);
-        out.linearVelocity = world_->linearVelocity(bodies_[i]);
-        out.angularVelocity = world_->angularVelocity(bodies_[i]);
-      }
+      scratchPoses_[i] = bodyPose(b);
+      out.linearVelocity = capsuleOnly_ ? linear_[i] : world_->linearVelocity(bodies_[i]);
+      out.angularVelocity = capsuleOnly_ ? angular_[i] : world_->angularVelocity(bodies_[i]);
       out.poseBefore = out.poseAfter = scratchPoses_[i];
       out.keptDynamic = authority_[i] != Authority::Animation;
       continue;

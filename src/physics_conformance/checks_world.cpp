@@ -76,25 +76,21 @@ void collideConnected(Probe& probe) {
     j.angularUpper = Vec3{-1.0};
     j.collideConnected = collide;
     mustCreate(*world, j, "ball joint");
-    stepFor(*world, 10);
-    const int contacts = world->contactCount(b);
-    if (collide) {
-      probe.atLeast("collideConnected true: contacts of B", contacts, 1);
-    } else {
-      probe.atMost("collideConnected false: contacts of B", contacts, 0);
-      probe.atMost("  speed of B", glm::length(world->linearVelocity(b)), 1e-3, "m/s");
-    }
+    const auto expectContacts = [&](const std::string& when) {
+      stepFor(*world, 10);
+      const int contacts = world->contactCount(b);
+      if (collide) {
+        probe.atLeast("collideConnected true" + when + ": contacts of B", contacts, 1);
+      } else {
+        probe.atMost("collideConnected false" + when + ": contacts of B", contacts, 0);
+        probe.atMost("  speed of B", glm::length(world->linearVelocity(b)), 1e-3, "m/s");
+      }
+    };
+    expectContacts("");
     world->setEnabled(b, false);
     stepFor(*world, 1);
     world->setEnabled(b, true);
-    stepFor(*world, 10);
-    const int again = world->contactCount(b);
-    if (collide) {
-      probe.atLeast("collideConnected true, B disabled and enabled again: contacts of B", again, 1);
-    } else {
-      probe.atMost("collideConnected false, B disabled and enabled again: contacts of B", again, 0);
-      probe.atMost("  speed of B", glm::length(world->linearVelocity(b)), 1e-3, "m/s");
-    }
+    expectContacts(", B disabled and enabled again");
   }
 }
 
