@@ -52,8 +52,9 @@ struct BodyHandoffMetrics {
   double frameVelocityChange = 0.0;
   double frameVelocityAllowed = 0.0;  ///< 5 % |inheritedLinear| + |g| dt. [m/s]
   /// After the first substep of that step (the engine's first integration step, h):
-  Vec3 postSubstepLinear{0.0};          ///< [m/s]
-  double substepVelocityChange = 0.0;   ///< |postSubstepLinear - inheritedLinear|. [m/s]
+  Vec3 postSubstepLinear{0.0};  ///< [m/s]
+  /// |postSubstepLinear - (inheritedLinear + g h)|: the change beyond free fall. [m/s]
+  double substepVelocityChange = 0.0;
   double substepVelocityAllowed = 0.0;  ///< 5 % |inheritedLinear| + |g| h. [m/s]
   std::string clamps;                   ///< clampReasonText of the inherited velocity.
   bool teleport = false;
@@ -119,6 +120,8 @@ struct HandoffMetrics {
   /// pins follow the animation: a dance's arm that speeds up after the entry is not an
   /// explosion). [m/s]
   double worstSpeedAnimationAllowance = 0.0;
+  std::string worstSpeedBody;       ///< The body of worstSpeedExcess.
+  double worstSpeedTime = 0.0;      ///< When it was measured, from the commit. [s]
   double maxJointSeparation = 0.0;  ///< Largest joint anchor separation. [m]
   bool firstStepRecorded = false;
   /// An external impulse hit the ragdoll in the first step (a knockdown): the first-step

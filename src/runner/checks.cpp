@@ -121,15 +121,16 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
       // did to what the commit handed over. Over the whole frame the bodies' own rigid motion
       // (a limb turning at w changes its velocity by w^2 r dt) adds to it; that figure is in
       // the description and metrics.json (worstVelocityExcess).
-      checks.push_back(atMost(
-          cap + "velocity_continuity" + at,
-          when +
-              fmt(": worst |v_after_first_physics_step - v_inherited| beyond 5 %% |v_inherited| + |g| h (h = "
-                  "%.4f s, %.0f bodies touching the world skipped)",
-                  h.substepTime, h.bodiesInContact) +
-              fmt("; after the whole %.4f s frame, against the animation's velocity: %+.3f m/s",
-                  s.settings.dt, h.worstVelocityExcess),
-          "m/s", h.worstSubstepVelocityExcess, 0.0));
+      checks.push_back(
+          atMost(cap + "velocity_continuity" + at,
+                 when +
+                     fmt(": worst |v_after_first_physics_step - (v_inherited + g h)| beyond 5 %% "
+                         "|v_inherited| + |g| h (h = "
+                         "%.4f s, %.0f bodies touching the world skipped)",
+                         h.substepTime, h.bodiesInContact) +
+                     fmt("; after the whole %.4f s frame, against the animation's velocity: %+.3f m/s",
+                         s.settings.dt, h.worstVelocityExcess),
+                 "m/s", h.worstSubstepVelocityExcess, 0.0));
       if (h.kind == "powered")
         checks.back().note = fmt(
             "the drives follow the animation: its own velocity change over the frame, measured as the frame "
@@ -159,8 +160,9 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
                        "their centre of mass now)",
                        h.comSpeed, h.spinRate),
                "m/s", h.worstSpeedExcess, 0.0));
-    checks.back().note =
-        fmt("the rigid motion's term added %.3f m/s at the worst body and frame", h.worstSpeedSpinAllowance);
+    checks.back().note = "worst: " + h.worstSpeedBody +
+                         fmt(", %.3f s after the commit; the rigid motion's term added %.3f m/s there",
+                             h.worstSpeedTime, h.worstSpeedSpinAllowance);
     if (h.kind == "powered")
       checks.back().note += fmt("; the animation's own speed added %.3f m/s there (the drives follow it)",
                                 h.worstSpeedAnimationAllowance);

@@ -72,6 +72,8 @@ json handoffJson(const HandoffMetrics& h) {
           {"spinRate", h.spinRate},
           {"worstSpeedSpinAllowance", h.worstSpeedSpinAllowance},
           {"worstSpeedAnimationAllowance", h.worstSpeedAnimationAllowance},
+          {"worstSpeedBody", h.worstSpeedBody},
+          {"worstSpeedTime", h.worstSpeedTime},
           {"maxJointSeparation", h.maxJointSeparation},
           {"firstStepRecorded", h.firstStepRecorded},
           {"firstStepImpulse", h.firstStepImpulse},

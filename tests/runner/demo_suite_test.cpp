@@ -248,7 +248,8 @@ TEST(DemoSuite, FirstPhysicsStepChangesVelocitiesByGravityAlone) {
         if (b.inContact) continue;
         handoffWorst =
             std::max(handoffWorst, glm::length(b.postSubstepLinear - b.inheritedLinear - gravityStep));
-        EXPECT_NEAR(b.substepVelocityChange, glm::length(b.postSubstepLinear - b.inheritedLinear), 1e-12);
+        EXPECT_NEAR(b.substepVelocityChange,
+                    glm::length(b.postSubstepLinear - b.inheritedLinear - gravityStep), 1e-12);
         EXPECT_LE(b.substepVelocityChange, b.substepVelocityAllowed) << r.name << " " << b.name;
       }
       std::printf(
