@@ -86,7 +86,11 @@ btScalar JointWarmStartSolver::solveGroupCacheFriendlySetup(btCollisionObject** 
                                                             btIDebugDraw* debugDrawer) {
   const btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
       bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
-  if (limitedBodies > 0) limitDepenetration(info);
+  splitRows_.clear();
+  if (limitedBodies > 0) {
+    limitDepenetration(info);
+    if (info.m_splitImpulse) splitJointRows(info);
+  }
   softenMotorRows();
   if (!enabled) return r;
   forEachJoint([&](Rows& rows, int first, int count) {
@@ -168,6 +172,108 @@ void JointWarmStartSolver::limitDepenetration(const btContactSolverInfo& info) {
     if (penetration > info.m_splitImpulsePenetrationThreshold)  // Bullet put it in the velocity row
       c.m_rhs -= static_cast<btScalar>(speed * jacobian);
     c.m_rhsPenetration = static_cast<btScalar>(push * jacobian);
+  }
+}
+
+void JointWarmStartSolver::splitJointRows(const btContactSolverInfo& info) {
+  // The chain: solver bodies jointed, directly or through others, to a limited body.
+  const int bodyCount = m_tmpSolverBodyPool.size();
+  pushedChain_.assign(static_cast<std::size_t>(bodyCount), 0);
+  double cap = 0.0;  // the fastest push of the chain's limited bodies [m/s]
+  for (int i = 0; i < bodyCount; ++i) {
+    if (const Depenetration* d = limitOf(i)) {
+      pushedChain_[static_cast<std::size_t>(i)] = 1;
+      cap = std::max(cap, d->maxSpeed);
+    }
+  }
+  if (!(cap > 0.0)) return;
+  const int rowCount = m_tmpSolverNonContactConstraintPool.size();
+  const auto dynamic = [this](int b) { return m_tmpSolverBodyPool[b].m_originalBody != nullptr; };
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < rowCount; ++i) {
+      const btSolverConstraint& row = m_tmpSolverNonContactConstraintPool[i];
+      std::uint8_t& a = pushedChain_[static_cast<std::size_t>(row.m_solverBodyIdA)];
+      std::uint8_t& b = pushedChain_[static_cast<std::size_t>(row.m_solverBodyIdB)];
+      if (a == b) continue;
+      if (a == 0 && dynamic(row.m_solverBodyIdA)) a = 1, grew = true;
+      if (b == 0 && dynamic(row.m_solverBodyIdB)) b = 1, grew = true;
+    }
+  }
+  // Bullet's joint row (convertJoint): rhs = (positional error + (0 - v_rel) damping) / jmj, v_rel
+  // with the external impulses of the substep. The positional part moves to the split row; motor
+  // rows (compliance > 0) keep theirs: their error is a target velocity.
+  for (int i = 0; i < rowCount; ++i) {
+    btSolverConstraint& row = m_tmpSolverNonContactConstraintPool[i];
+    if (row.m_cfm > 0 || !(pushedChain_[static_cast<std::size_t>(row.m_solverBodyIdA)] ||
+                           pushedChain_[static_cast<std::size_t>(row.m_solverBodyIdB)]))
+      continue;
+    const btSolverBody& a = m_tmpSolverBodyPool[row.m_solverBodyIdA];
+    const btSolverBody& b = m_tmpSolverBodyPool[row.m_solverBodyIdB];
+    const btScalar relative = row.m_contactNormal1.dot(a.m_linearVelocity + a.m_externalForceImpulse) +
+                              row.m_relpos1CrossNormal.dot(a.m_angularVelocity + a.m_externalTorqueImpulse) +
+                              row.m_contactNormal2.dot(b.m_linearVelocity + b.m_externalForceImpulse) +
+                              row.m_relpos2CrossNormal.dot(b.m_angularVelocity + b.m_externalTorqueImpulse);
+    const btScalar velocityPart = -relative * info.m_damping * row.m_jacDiagABInv;
+    const btScalar positionPart = row.m_rhs - velocityPart;
+    // A one-sided (limit) row's positional part is either an error (a joint past its limit) or
+    // the gap it may still close in this substep (the 6-DoF spring2 limit rows are speculative):
+    // only an error moves.
+    const bool error = (row.m_lowerLimit == 0 && positionPart > 0) ||
+                       (row.m_upperLimit == 0 && positionPart < 0) ||
+                       (row.m_lowerLimit < 0 && row.m_upperLimit > 0);
+    if (!error || row.m_jacDiagABInv == 0) continue;
+    // What the push can have opened: an error closed at most at the push's own speed. A larger
+    // one (a crush, a hit stretching the joint) keeps Bullet's velocity correction for the rest.
+    const btScalar limit = static_cast<btScalar>(cap) * btFabs(row.m_jacDiagABInv);
+    const btScalar split = std::clamp(positionPart, -limit, limit);
+    row.m_rhsPenetration = split;
+    row.m_rhs = velocityPart + (positionPart - split);
+    row.m_appliedPushImpulse = 0;
+    if (row.m_rhsPenetration != 0) splitRows_.push_back(i);
+  }
+}
+
+void JointWarmStartSolver::solveGroupCacheFriendlySplitImpulseIterations(
+    btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
+    btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
+    btIDebugDraw* debugDrawer) {
+  if (splitRows_.empty() || !info.m_splitImpulse) {
+    btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySplitImpulseIterations(
+        bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
+    return;
+  }
+  // Bullet's split iterations over the contacts, with the joints' split rows among them. A joint
+  // row clamps at both of its limits (Bullet's split step knows only a contact's lower one).
+  const int contacts = m_tmpSolverContactConstraintPool.size();
+  for (int iteration = 0; iteration < info.m_numIterations; ++iteration) {
+    btScalar residual = 0;
+    for (int j = 0; j < contacts; ++j) {
+      const btSolverConstraint& c = m_tmpSolverContactConstraintPool[m_orderTmpConstraintPool[j]];
+      const btScalar r = resolveSplitPenetrationImpulse(m_tmpSolverBodyPool[c.m_solverBodyIdA],
+                                                        m_tmpSolverBodyPool[c.m_solverBodyIdB], c);
+      residual = std::max(residual, r * r);
+    }
+    for (const int i : splitRows_) {
+      btSolverConstraint& c = m_tmpSolverNonContactConstraintPool[i];
+      btSolverBody& a = m_tmpSolverBodyPool[c.m_solverBodyIdA];
+      btSolverBody& b = m_tmpSolverBodyPool[c.m_solverBodyIdB];
+      btScalar delta = c.m_rhsPenetration;
+      delta -= (c.m_contactNormal1.dot(a.internalGetPushVelocity()) +
+                c.m_relpos1CrossNormal.dot(a.internalGetTurnVelocity())) *
+               c.m_jacDiagABInv;
+      delta -= (c.m_contactNormal2.dot(b.internalGetPushVelocity()) +
+                c.m_relpos2CrossNormal.dot(b.internalGetTurnVelocity())) *
+               c.m_jacDiagABInv;
+      const btScalar sum = std::clamp(c.m_appliedPushImpulse + delta, c.m_lowerLimit, c.m_upperLimit);
+      delta = sum - c.m_appliedPushImpulse;
+      c.m_appliedPushImpulse = sum;
+      a.internalApplyPushImpulse(c.m_contactNormal1 * a.internalGetInvMass(), c.m_angularComponentA, delta);
+      b.internalApplyPushImpulse(c.m_contactNormal2 * b.internalGetInvMass(), c.m_angularComponentB, delta);
+      if (c.m_jacDiagABInv != 0)
+        residual = std::max(residual, delta * delta / (c.m_jacDiagABInv * c.m_jacDiagABInv));
+    }
+    if (residual <= info.m_leastSquaresResidualThreshold) break;
   }
 }
 

@@ -240,12 +240,24 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
                                         const btContactSolverInfo& info, btIDebugDraw* debugDrawer) override;
   btScalar solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
                                          const btContactSolverInfo& info) override;
+  void solveGroupCacheFriendlySplitImpulseIterations(btCollisionObject** bodies, int numBodies,
+                                                     btPersistentManifold** manifolds, int numManifolds,
+                                                     btTypedConstraint** constraints, int numConstraints,
+                                                     const btContactSolverInfo& info,
+                                                     btIDebugDraw* debugDrawer) override;
 
  private:
   /// The contacts of bodies with a depenetration limit: their push out moved from the velocity
   /// rows to the split-impulse rows and capped (bullet_constraints.cpp).
   void limitDepenetration(const btContactSolverInfo& info);
   Depenetration* limitOf(int solverBody);
+  /// While a body is pushed out by position, the joint rows of every body jointed to it
+  /// (directly or along the chain) correct their position error by position too (split rows):
+  /// a push by position alone would otherwise come back through the joints as velocity
+  /// (bullet_constraints.cpp).
+  void splitJointRows(const btContactSolverInfo& info);
+  std::vector<std::uint8_t> pushedChain_;  // per solver body: jointed to a limited body
+  std::vector<int> splitRows_;             // non-contact rows with a position part in the split rows
   /// Motor rows softer than Bullet's SOR step can take: the exact Gauss-Seidel step instead
   /// (bullet_constraints.cpp).
   void softenMotorRows();

@@ -74,8 +74,8 @@ TEST(VelocityRow, ABodyHeldUpThroughItsJointsMayTakeASidewaysSupportForce) {
 
 // Released at 3.0 s, kneeling on both knees, with the engine's own push out of the floor
 // (maxDepenetrationSpeed 0): the knees leave the floor fast and drag the thighs up. Measured: row
-// +0.27 m/s (|dv| form +0.19); with the default bounded push the leak is 0.011 m/s up on the
-// right thigh and the row fails by 0.009 m/s (docs/SCENARIOS.md).
+// +0.27 m/s, |dv| form +0.19 (the default bounded push: +0.009 m/s, an open case in
+// docs/TUNING.md).
 TEST(VelocityRow, AnUpwardPushThroughAJointFails) {
   const ScenarioResult r = test::runScenarioAlone(kneelingAt(3.0, 0.0));
   ASSERT_TRUE(r.ok) << r.error;
