@@ -197,6 +197,10 @@ struct HandoffRecord {
   int staticContacts = 0;
   /// Largest constraint velocity left after the consistency step (0 up to rounding). [m/s]
   double consistencyResidual = 0.0;
+  /// The speed at which bodies committed inside static geometry (kClampPenetration) are pushed
+  /// out by position, the bodies jointed to them following: HandoffSettings::
+  /// maxDepenetrationSpeed when any body is, else 0. [m/s]
+  double depenetrationSpeed = 0.0;
   /// Length of the substep the FirstSubstepProbe recorded (0: none recorded). [s]
   double firstSubstepTime = 0.0;
 };

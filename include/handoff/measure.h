@@ -34,9 +34,10 @@ struct BodyHandoffMetrics {
   /// animation (it moves as the animation does, by construction): left out of the first-step
   /// figures (pop, velocity) and of the follow-up's speed bound.
   bool handedOver = true;
-  double positionJump = 0.0;     ///< |committed pose - animated pose| (the pop at the commit). [m]
-  double firstStepMove = 0.0;    ///< |pose after the first step - animated pose|. [m]
-  double allowedMove = 0.0;      ///< |v_anim| dt + |g| dt^2. [m]
+  double positionJump = 0.0;   ///< |committed pose - animated pose| (the pop at the commit). [m]
+  double firstStepMove = 0.0;  ///< |pose after the first step - animated pose|. [m]
+  /// |v_anim| dt + |g| dt^2 + HandoffRecord::depenetrationSpeed dt. [m]
+  double allowedMove = 0.0;
   Vec3 animatedVelocity{0.0};    ///< The animation's velocity at the handoff (SPEC section 3). [m/s]
   Vec3 inheritedLinear{0.0};     ///< Given to the engine. [m/s]
   Vec3 inheritedAngular{0.0};    ///< [rad/s]
@@ -79,8 +80,9 @@ struct HandoffMetrics {
   std::string failure;
   bool teleportFlagged = false;
   bool teleportDetected = false;
-  double rootJump = 0.0;  ///< [m]
-  double sampleDt = 0.0;  ///< [s]
+  double rootJump = 0.0;            ///< [m]
+  double sampleDt = 0.0;            ///< [s]
+  double depenetrationSpeed = 0.0;  ///< HandoffRecord::depenetrationSpeed. [m/s]
   std::vector<BodyHandoffMetrics> bodies;
   double maxPositionJump = 0.0;      ///< [m]
   double maxFirstStepMove = 0.0;     ///< [m]

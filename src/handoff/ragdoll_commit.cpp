@@ -193,6 +193,7 @@ void Ragdoll::commitBodies(const HandoffSettings& settings, std::span<const std:
     if (speed > 0.0 && out.penetration > deepAllowed &&
         world_->limitDepenetration(bodies_[static_cast<size_t>(b)], speed, 2.0 * out.penetration / speed)) {
       out.clamps |= kClampPenetration;
+      record.depenetrationSpeed = speed;
     }
   }
   for (int b = 0; b < n; ++b) {

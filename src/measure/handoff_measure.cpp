@@ -84,6 +84,7 @@ HandoffMetrics HandoffMeasure::begin(const Character& character, const HandoffRe
   m.teleportFlagged = record.teleportFlagged;
   m.teleportDetected = record.teleportDetected;
   m.rootJump = record.rootJump;
+  m.depenetrationSpeed = record.depenetrationSpeed;
   m.sampleDt = record.sampleDt;
   if (!record.committed) return m;
   // The animation's own velocity and the animated pose the player saw.
@@ -148,7 +149,8 @@ void HandoffMeasure::afterStep(const PhysicsWorld& world, const Character& chara
     bm.postStepLinear = bh.linearVelocityAfterFirstStep;
     bm.postStepAngular = bh.angularVelocityAfterFirstStep;
     bm.firstStepMove = glm::length(bh.poseAfterFirstStep.translation - animatedPoses_[b].translation);
-    bm.allowedMove = speed * dt + g * dt * dt;
+    // With the push out of static geometry the record names (the chain follows a pushed body).
+    bm.allowedMove = speed * dt + g * dt * dt + record.depenetrationSpeed * dt;
     bm.velocityChange = glm::length(bm.postStepLinear - bm.animatedVelocity);
     bm.velocityAllowed = 0.05 * speed + g * dt;
     bm.inContact = world.contactCount(character.ragdoll().body(static_cast<int>(b))) > 0;

@@ -56,6 +56,7 @@ json handoffJson(const HandoffMetrics& h) {
           {"teleportDetected", h.teleportDetected},
           {"rootJump", h.rootJump},
           {"sampleDt", h.sampleDt},
+          {"depenetrationSpeed", h.depenetrationSpeed},
           {"maxPositionJump", h.maxPositionJump},
           {"maxFirstStepMove", h.maxFirstStepMove},
           {"worstPopExcess", h.worstPopExcess},
