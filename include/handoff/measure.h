@@ -104,8 +104,9 @@ struct HandoffMetrics {
   double worstFrameVelocityExcess = 0.0;
   /// The following seconds (up to followWindow, while the character stays a ragdoll):
   double followTime = 0.0;  ///< How long was observed. [s]
-  /// max over the bodies and frames of |v| - (max(|v_inherited|, rigid) +
-  /// |g| t + 1 m/s + hits), rigid = |v_com| + |omega_sys| r(t) when the handoff spins
+  /// max over the bodies and frames of |v| - (max(|v_inherited|, pair, rigid) + |g| t + 1 m/s +
+  /// hits), pair the body and its parent body as one rigid body (worstSpeedPairAllowance: a limit
+  /// locking their joint makes them one), rigid = |v_com| + |omega_sys| r(t) when the handoff spins
   /// (|omega_sys| >= kSpinningRate), else 0 (the plain bound). For a spinning handoff:
   /// the bodies handed over as one rigid body at the commit move their
   /// centre of mass at v_com and turn at omega_sys (their angular momentum about it over their
@@ -122,6 +123,10 @@ struct HandoffMetrics {
   /// pins follow the animation: a dance's arm that speeds up after the entry is not an
   /// explosion). [m/s]
   double worstSpeedAnimationAllowance = 0.0;
+  /// At the worst body and frame: how much of the allowance the pair term (the body and its
+  /// parent as one rigid body: |m_b v_b + m_p v_p| / (m_b + m_p) at the commit) added beyond
+  /// |v_inherited|, the rigid and the animation's terms. [m/s]
+  double worstSpeedPairAllowance = 0.0;
   std::string worstSpeedBody;       ///< The body of worstSpeedExcess.
   double worstSpeedTime = 0.0;      ///< When it was measured, from the commit. [s]
   double maxJointSeparation = 0.0;  ///< Largest joint anchor separation. [m]

@@ -252,11 +252,23 @@ void FollowMeasure::observe(const Character& character, double time, HandoffMetr
                                                   history.body(1, static_cast<int>(b)).translation) /
                                           (history.time(0) - history.time(1))
                                     : 0.0;
-    const double allowed = std::max({inherited, rigid, animated}) + g * since + 1.0 + out.hitAllowance;
+    // The body and the body it hangs from as one rigid body, as a limit locking their joint makes
+    // them: their momentum-weighted velocity at the commit (a hand swung against the travel is
+    // carried on at its forearm's speed once the swing stops).
+    const int parent = ragdoll.asset().bodies[b].parentBody;
+    double pair = 0.0;
+    if (parent >= 0 && ragdoll.authority(parent) != Authority::Animation) {
+      const size_t p = static_cast<size_t>(parent);
+      const double mb = ragdoll.asset().bodies[b].mass, mp = ragdoll.asset().bodies[p].mass;
+      pair =
+          glm::length((mb * out.bodies[b].inheritedLinear + mp * out.bodies[p].inheritedLinear) / (mb + mp));
+    }
+    const double allowed = std::max({inherited, pair, rigid, animated}) + g * since + 1.0 + out.hitAllowance;
     if (speed - allowed > out.worstSpeedExcess) {
       out.worstSpeedExcess = speed - allowed;
       out.worstSpeedSpinAllowance = std::max(0.0, rigid - inherited);
       out.worstSpeedAnimationAllowance = std::max(0.0, animated - std::max(inherited, rigid));
+      out.worstSpeedPairAllowance = std::max(0.0, pair - std::max({inherited, rigid, animated}));
       out.worstSpeedBody = out.bodies[b].name;
       out.worstSpeedTime = since;
     }

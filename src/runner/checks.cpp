@@ -152,19 +152,21 @@ std::vector<ThresholdCheck> checksFor(const Scenario& s, const ScenarioResult& r
             "m/s", h.worstFrameVelocityExcess, 0.0));
       }
     }
-    checks.push_back(
-        atMost(cap + "no_explosion_2s" + at,
-               when + std::string(": worst body speed beyond max(|v_inherited|, |v_com| + |omega_sys| r") +
-                   (h.kind == "powered" ? ", |v_animation(t)|" : "") +
-                   fmt(") + |g| t + 1 m/s (+ %.2f m/s of hits) over %.2f s", h.hitAllowance, h.followTime) +
-                   fmt(" (the bodies as one rigid body at the commit: |v_com| %.2f m/s, "
-                       "|omega_sys| %.2f rad/s; r from "
-                       "their centre of mass now)",
-                       h.comSpeed, h.spinRate),
-               "m/s", h.worstSpeedExcess, 0.0));
-    checks.back().note = "worst: " + h.worstSpeedBody +
-                         fmt(", %.3f s after the commit; the rigid motion's term added %.3f m/s there",
-                             h.worstSpeedTime, h.worstSpeedSpinAllowance);
+    checks.push_back(atMost(
+        cap + "no_explosion_2s" + at,
+        when + std::string(": worst body speed beyond max(|v_inherited|, |v_pair|, |v_com| + |omega_sys| r") +
+            (h.kind == "powered" ? ", |v_animation(t)|" : "") +
+            fmt(") + |g| t + 1 m/s (+ %.2f m/s of hits) over %.2f s", h.hitAllowance, h.followTime) +
+            fmt(" (the bodies as one rigid body at the commit: |v_com| %.2f m/s, "
+                "|omega_sys| %.2f rad/s; r from "
+                "their centre of mass now)",
+                h.comSpeed, h.spinRate),
+        "m/s", h.worstSpeedExcess, 0.0));
+    checks.back().note =
+        "worst: " + h.worstSpeedBody +
+        fmt(", %.3f s after the commit; the rigid motion's term added %.3f m/s there", h.worstSpeedTime,
+            h.worstSpeedSpinAllowance) +
+        fmt(", the body with its parent as one rigid body (|v_pair|) %.3f m/s", h.worstSpeedPairAllowance);
     if (h.kind == "powered")
       checks.back().note += fmt("; the animation's own speed added %.3f m/s there (the drives follow it)",
                                 h.worstSpeedAnimationAllowance);

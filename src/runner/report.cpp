@@ -73,6 +73,7 @@ json handoffJson(const HandoffMetrics& h) {
           {"spinRate", h.spinRate},
           {"worstSpeedSpinAllowance", h.worstSpeedSpinAllowance},
           {"worstSpeedAnimationAllowance", h.worstSpeedAnimationAllowance},
+          {"worstSpeedPairAllowance", h.worstSpeedPairAllowance},
           {"worstSpeedBody", h.worstSpeedBody},
           {"worstSpeedTime", h.worstSpeedTime},
           {"maxJointSeparation", h.maxJointSeparation},
