@@ -517,8 +517,9 @@ class PhysicsWorld {
   /// Separates `body` from what it starts inside (a foot committed a few centimetres in the
   /// floor) by position alone, at most `maxSpeed` [m/s] (> 0; 0 or less removes the limit): its
   /// contacts push it out without giving it velocity (Bullet: split impulse for every contact of
-  /// the body, the push capped), where the engine's own push (Baumgarte) would throw it out with
-  /// a velocity it never had. The limit lifts itself once no contact of the body is deeper than
+  /// the body, the push capped; the joints of the bodies jointed to it close what the push opens,
+  /// up to the same speed, by position too), where the engine's own push (Baumgarte) would throw
+  /// it out, and its joints the bodies hanging from it, with a velocity it never had. The limit lifts itself once no contact of the body is deeper than
   /// the depth the engine's own push would clear at `maxSpeed`, after `maxTime` [s] (> 0: what is
   /// still inside then is being pressed in, not left over from the start: a body crushed against
   /// the floor gets the engine's full push back), or when the body is destroyed or made kinematic

@@ -74,7 +74,8 @@
 //   started joint rows (BulletSettings::warmStartJoints), island-ordered solves
 //   (WorldSettings::islandOrderedSolve), anchor projection, breakable joints measured by |F| and
 //   |tau|, pair exclusions (setPairCollision: an overlap filter), per-world sleep time, contact
-//   events (summed manifold impulses), limitDepenetration (split impulse per body, capped),
+//   events (summed manifold impulses), limitDepenetration (split impulse per body, capped, with
+//   split rows for its chain's joints),
 //   leaving the world box.
 #pragma once
 
