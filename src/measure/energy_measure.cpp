@@ -32,6 +32,7 @@ void EnergyMeasure::begin(PhysicsWorld& world, const Character& character, doubl
   worstGain_ = worstGainAt_ = released_ = 0.0;
   samples_ = 1;
   sampled_ = true;
+  for (const BodyId body : bodies_) world.takeDepenetrationPush(body);  // from before the commit
   pe0_ = potential();
   e0_ = energy();
   out.energyMeasured = true;
@@ -80,6 +81,16 @@ void EnergyMeasure::addWork(double joules) {
 void EnergyMeasure::sample(double at) {
   if (at > window_ + 1e-9) return;
   ++samples_;
+  // The push out of static geometry (limitDepenetration) moves bodies by position, from outside
+  // the ragdoll's dynamics: the potential energy it adds is work done on it.
+  const Vec3 g = world_->settings().gravity;
+  for (const BodyId body : bodies_) {
+    const Vec3 push = world_->takeDepenetrationPush(body);
+    if (push == Vec3{0.0}) continue;
+    const double joules = -world_->mass(body) * glm::dot(g, push);
+    work_ += joules;
+    workMagnitude_ += std::abs(joules);
+  }
   const double pe = potential();
   released_ = std::max(released_, pe0_ - pe);
   // E - W never rises above E(commit) for a passive ragdoll. Measured against E(commit), not

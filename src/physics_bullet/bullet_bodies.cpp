@@ -309,6 +309,15 @@ bool BulletWorld::depenetrationLimited(BodyId id) const {
          solver_->depenetration[index].maxSpeed > 0.0;
 }
 
+Vec3 BulletWorld::takeDepenetrationPush(BodyId id) {
+  HANDOFF_BODY_OR_RETURN(slot, id, Vec3{0.0});
+  const std::uint32_t index = id.value & kIndexMask;
+  if (solver_ == nullptr || index >= solver_->pushed.size()) return Vec3{0.0};
+  const Vec3 push = fromBt(solver_->pushed[index]);
+  solver_->pushed[index] = btVector3(0, 0, 0);
+  return push;
+}
+
 MotionType BulletWorld::motionType(BodyId id) const {
   HANDOFF_BODY_OR_RETURN(slot, id, MotionType::Static);
   return slot->motion;

@@ -87,6 +87,7 @@ btScalar JointWarmStartSolver::solveGroupCacheFriendlySetup(btCollisionObject** 
   const btScalar r = btSequentialImpulseConstraintSolver::solveGroupCacheFriendlySetup(
       bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer);
   splitRows_.clear();
+  chainSet_ = false;
   if (limitedBodies > 0) {
     limitDepenetration(info);
     if (info.m_splitImpulse) splitJointRows(info);
@@ -187,6 +188,7 @@ void JointWarmStartSolver::splitJointRows(const btContactSolverInfo& info) {
     }
   }
   if (!(cap > 0.0)) return;
+  chainSet_ = true;
   const int rowCount = m_tmpSolverNonContactConstraintPool.size();
   const auto dynamic = [this](int b) { return m_tmpSolverBodyPool[b].m_originalBody != nullptr; };
   for (bool grew = true; grew;) {
@@ -279,6 +281,16 @@ void JointWarmStartSolver::solveGroupCacheFriendlySplitImpulseIterations(
 
 btScalar JointWarmStartSolver::solveGroupCacheFriendlyFinish(btCollisionObject** bodies, int numBodies,
                                                              const btContactSolverInfo& info) {
+  // What the push moves by position (the writeback adds push velocity x h to each position).
+  if (chainSet_ && info.m_splitImpulse) {
+    for (int i = 0; i < m_tmpSolverBodyPool.size(); ++i) {
+      const btSolverBody& body = m_tmpSolverBodyPool[i];
+      if (!pushedChain_[static_cast<std::size_t>(i)] || body.m_originalBody == nullptr) continue;
+      const int index = body.m_originalBody->getUserIndex();
+      if (index >= 0 && static_cast<std::size_t>(index) < pushed.size())
+        pushed[static_cast<std::size_t>(index)] += body.m_pushVelocity * info.m_timeStep;
+    }
+  }
   if (enabled) {
     forEachJoint([&](Rows& rows, int first, int count) {
       rows.count = count <= kMaxRows ? count : 0;

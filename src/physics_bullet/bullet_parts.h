@@ -221,8 +221,13 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
   /// Room for body slot `index` (called when a body is created: no allocation in a step).
   void prepareBody(std::uint32_t index) {
     if (depenetration.size() <= index) depenetration.resize(index + 1);
+    if (pushed.size() <= index) pushed.resize(index + 1);
     setDepenetration(index, 0.0, 0.0);
+    pushed[index] = btVector3(0, 0, 0);
   }
+  /// Per body slot: the displacement the limited push and its chain's split joint rows gave the
+  /// body since PhysicsWorld::takeDepenetrationPush last read it. [m]
+  std::vector<btVector3> pushed;
   void setDepenetration(std::uint32_t index, double maxSpeed, double maxTime) {
     if (index >= depenetration.size()) return;
     Depenetration& d = depenetration[index];
@@ -257,6 +262,7 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
   /// (bullet_constraints.cpp).
   void splitJointRows(const btContactSolverInfo& info);
   std::vector<std::uint8_t> pushedChain_;  // per solver body: jointed to a limited body
+  bool chainSet_ = false;                  // pushedChain_ describes the group being solved
   std::vector<int> splitRows_;             // non-contact rows with a position part in the split rows
   /// Motor rows softer than Bullet's SOR step can take: the exact Gauss-Seidel step instead
   /// (bullet_constraints.cpp).
@@ -401,6 +407,7 @@ class BulletWorld final : public PhysicsWorld {
                       std::uint32_t mask) const override;
   bool limitDepenetration(BodyId body, double maxSpeed, double maxTime) override;
   bool depenetrationLimited(BodyId body) const override;
+  Vec3 takeDepenetrationPush(BodyId body) override;
   void setContactReport(BodyId body, double minImpulse) override;
   std::span<const ContactEvent> contactEvents() const override { return events_; }
   int contactCount(BodyId body) const override;

@@ -148,6 +148,31 @@ TEST(EnergyRow, AHitIsWorkDoneNotAGain) {
   EXPECT_TRUE(energy->pass) << energy->value;
 }
 
+/// The push out of the floor (HandoffSettings::maxDepenetrationSpeed) moves bodies by position,
+/// from outside the ragdoll's dynamics: work done on it (PhysicsWorld::takeDepenetrationPush),
+/// not a gain. The DeepMimic face-down get-up with its root 6 cm low, handed off at 0.4 s: nine
+/// bodies start in the floor; the potential energy the push adds read as a 46 % gain before it
+/// was counted (37 % before the chain followed the push by position).
+TEST(EnergyRow, APushOutOfTheFloorIsWorkDoneNotAGain) {
+  const ScenarioResult r = test::runScenarioAlone(load(R"({ "version": 1, "name": "prone_in_floor",
+    "character": { "file": "../data/deepmimic/humanoid3d_getup_facedown.bvh" },
+    "clip": { "name": "humanoid3d_getup_facedown", "wrap": "clamp" },
+    "root": { "position": [0, -0.06, 0] },
+    "events": [ { "time": 0.0, "type": "getup_allowed", "allowed": false },
+                { "time": 0.4, "type": "ragdoll" } ],
+    "endTime": 2.6 })",
+                                                       "prone_in_floor.json"));
+  ASSERT_TRUE(r.ok) << r.error;
+  const HandoffMetrics& h = r.handoffs[0];
+  const ThresholdCheck* energy = test::findThresholdCheck(r, "handoff.energy_no_gain_2s");
+  ASSERT_NE(energy, nullptr);
+  std::printf("[energy] prone 6 cm in the floor: the push's work %.1f J, worst gain %.3f J (%.2f %%)\n",
+              h.energyWork, h.worstEnergyGain, energy->value);
+  EXPECT_GT(h.depenetrationSpeed, 0.0);
+  EXPECT_GT(h.energyWork, 5.0);
+  EXPECT_TRUE(energy->pass) << energy->value;
+}
+
 }  // namespace
 }  // namespace energy_row_test
 }  // namespace handoff
