@@ -154,14 +154,11 @@ TEST(EnergyRow, AHitIsWorkDoneNotAGain) {
 /// bodies start in the floor; the potential energy the push adds read as a 46 % gain before it
 /// was counted (37 % before the chain followed the push by position).
 TEST(EnergyRow, APushOutOfTheFloorIsWorkDoneNotAGain) {
-  const ScenarioResult r = test::runScenarioAlone(load(R"({ "version": 1, "name": "prone_in_floor",
-    "character": { "file": "../data/deepmimic/humanoid3d_getup_facedown.bvh" },
-    "clip": { "name": "humanoid3d_getup_facedown", "wrap": "clamp" },
-    "root": { "position": [0, -0.06, 0] },
-    "events": [ { "time": 0.0, "type": "getup_allowed", "allowed": false },
-                { "time": 0.4, "type": "ragdoll" } ],
-    "endTime": 2.6 })",
-                                                       "prone_in_floor.json"));
+  Result<Scenario> s =
+      test::ragdollAt("../data/deepmimic/humanoid3d_getup_facedown.bvh", "humanoid3d_getup_facedown", 0.4,
+                      2.2, R"(, "root": { "position": [0, -0.06, 0] })");
+  ASSERT_TRUE(s.ok()) << s.error();
+  const ScenarioResult r = test::runScenarioAlone(*s);
   ASSERT_TRUE(r.ok) << r.error;
   const HandoffMetrics& h = r.handoffs[0];
   const ThresholdCheck* energy = test::findThresholdCheck(r, "handoff.energy_no_gain_2s");

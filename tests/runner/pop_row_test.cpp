@@ -20,16 +20,10 @@ namespace pop_row_test {
 namespace {
 
 ScenarioResult supineInTheFloor(double maxDepenetrationSpeed) {
-  const std::string text = R"({ "version": 1, "name": "supine_in_floor",
-    "character": { "file": "../data/deepmimic/humanoid3d_getup_faceup.bvh" },
-    "clip": { "name": "humanoid3d_getup_faceup", "wrap": "clamp" },
-    "root": { "position": [0, -0.06, 0] },
-    "settings": { "maxDepenetrationSpeed": )" +
-                           std::to_string(maxDepenetrationSpeed) + R"( },
-    "events": [ { "time": 0.0, "type": "getup_allowed", "allowed": false },
-                { "time": 0.4, "type": "ragdoll" } ],
-    "endTime": 0.7 })";
-  Result<Scenario> s = loadScenarioJson(text, std::string(HANDOFF_SOURCE_DIR) + "/scenarios/supine.json");
+  Result<Scenario> s =
+      test::ragdollAt("../data/deepmimic/humanoid3d_getup_faceup.bvh", "humanoid3d_getup_faceup", 0.4, 0.3,
+                      R"(, "root": { "position": [0, -0.06, 0] }, "settings": { "maxDepenetrationSpeed": )" +
+                          std::to_string(maxDepenetrationSpeed) + " }");
   EXPECT_TRUE(s.ok()) << (s ? "" : s.error());
   return s ? test::runScenarioAlone(*s) : ScenarioResult{};
 }

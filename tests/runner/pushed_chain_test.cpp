@@ -20,16 +20,7 @@ namespace pushed_chain_test {
 namespace {
 
 Scenario depressedAt(double time) {
-  const std::string text = R"({ "version": 1, "name": "xia_depressed_18",
-    "character": { "file": "../data/xia/xia_depressed_18.bvh" },
-    "clip": { "wrap": "clamp" },
-    "events": [ { "time": 0.0, "type": "getup_allowed", "allowed": false },
-                { "time": )" +
-                           std::to_string(time) +
-                           R"(, "type": "ragdoll" } ],
-    "endTime": )" + std::to_string(time + 2.1) +
-                           " }";
-  Result<Scenario> s = loadScenarioJson(text, std::string(HANDOFF_SOURCE_DIR) + "/scenarios/xia.json");
+  Result<Scenario> s = test::ragdollAt("../data/xia/xia_depressed_18.bvh", "", time, 2.1);
   EXPECT_TRUE(s.ok()) << (s ? "" : s.error());
   return s ? *s : Scenario{};
 }

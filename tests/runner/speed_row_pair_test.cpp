@@ -19,19 +19,11 @@ namespace handoff {
 namespace speed_row_pair_test {
 namespace {
 
-ScenarioResult run(const std::string& text) {
-  Result<Scenario> s = loadScenarioJson(text, std::string(HANDOFF_SOURCE_DIR) + "/scenarios/pair.json");
-  EXPECT_TRUE(s.ok()) << (s ? "" : s.error());
-  return s ? test::runScenarioAlone(*s) : ScenarioResult{};
-}
-
 TEST(SpeedRowPair, AFootCarriedOnByItsShinIsNotAnExplosion) {
-  const ScenarioResult r = run(R"({ "version": 1, "name": "jump_start_early",
-    "character": { "file": "../data/mesh2motion/human-base-animations.glb" },
-    "clip": { "name": "Jump_Start", "wrap": "loop" },
-    "events": [ { "time": 0.0, "type": "getup_allowed", "allowed": false },
-                { "time": 0.05, "type": "ragdoll" } ],
-    "endTime": 2.3 })");
+  Result<Scenario> s =
+      test::ragdollAt("../data/mesh2motion/human-base-animations.glb", "Jump_Start", 0.05, 2.25, "", "loop");
+  ASSERT_TRUE(s.ok()) << s.error();
+  const ScenarioResult r = test::runScenarioAlone(*s);
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.handoffs.size(), 1u);
   const HandoffMetrics& h = r.handoffs[0];

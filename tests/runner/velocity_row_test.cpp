@@ -19,18 +19,9 @@ namespace velocity_row_test {
 namespace {
 
 Scenario kneelingAt(double time, double maxDepenetrationSpeed) {
-  const std::string text = R"({ "version": 1, "name": "getup_facedown_released",
-    "character": { "file": "../data/deepmimic/humanoid3d_getup_facedown.bvh" },
-    "clip": { "name": "humanoid3d_getup_facedown", "wrap": "clamp" },
-    "settings": { "maxDepenetrationSpeed": )" +
-                           std::to_string(maxDepenetrationSpeed) + R"( },
-    "events": [ { "time": 0.0, "type": "getup_allowed", "allowed": false },
-                { "time": )" +
-                           std::to_string(time) +
-                           R"(, "type": "ragdoll" } ],
-    "endTime": )" + std::to_string(time + 0.2) +
-                           " }";
-  Result<Scenario> s = loadScenarioJson(text, std::string(HANDOFF_SOURCE_DIR) + "/scenarios/kneeling.json");
+  Result<Scenario> s = test::ragdollAt(
+      "../data/deepmimic/humanoid3d_getup_facedown.bvh", "humanoid3d_getup_facedown", time, 0.2,
+      R"(, "settings": { "maxDepenetrationSpeed": )" + std::to_string(maxDepenetrationSpeed) + " }");
   EXPECT_TRUE(s.ok()) << (s ? "" : s.error());
   return s ? *s : Scenario{};
 }

@@ -1,11 +1,13 @@
-// A threshold row of a scenario result by name (the runner tests' common look-up), a run of a
-// scenario alone (no baselines, no drive comparison) on the shipped data, and the same run with a
-// velocity put into every ragdoll body behind the solver's back (a game bug the rows must catch).
+// A threshold row of a scenario result by name (the runner tests' common look-up), a handoff of
+// a clip at a time as a scenario, a run of a scenario alone (no baselines, no drive comparison) on the
+// shipped data, and the same run with a velocity put into every ragdoll body behind the solver's back (a game
+// bug the rows must catch).
 #pragma once
 
 #include "handoff/runner.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 namespace handoff::test {
@@ -24,6 +26,29 @@ inline RunOptions aloneRunOptions() {
   options.baselines = false;
   options.driveComparison = false;
   return options;
+}
+
+/// A scenario that plays `clip` of `file` (a path from the project's scenarios/ folder, as the
+/// shipped scenarios name their data; `clip` empty: the file's only clip) from 0 s, gets-up off,
+/// and hands the character to a full ragdoll at `time` [s], followed for `follow` [s]. `extra`:
+/// more top-level members, each with its leading comma (`, "root": {...}`).
+inline Result<Scenario> ragdollAt(const std::string& file, const std::string& clip, double time,
+                                  double follow, const std::string& extra = "",
+                                  const std::string& wrap = "clamp") {
+  const auto number = [](double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    return std::string(text);
+  };
+  const std::string text = R"({ "version": 1, "name": "ragdoll_at", "character": { "file": ")" + file +
+                           R"(" }, "clip": { )" + (clip.empty() ? "" : R"("name": ")" + clip + R"(", )") +
+                           R"("wrap": ")" + wrap + R"(" },
+    "events": [ { "time": 0.0, "type": "getup_allowed", "allowed": false },
+                { "time": )" +
+                           number(time) + R"(, "type": "ragdoll" } ],
+    "endTime": )" + number(time + follow) +
+                           extra + " }";
+  return loadScenarioJson(text, std::string(HANDOFF_SOURCE_DIR) + "/scenarios/ragdoll_at.json");
 }
 
 inline ScenarioResult runScenarioAlone(const Scenario& s) {
