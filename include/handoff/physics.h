@@ -519,12 +519,13 @@ class PhysicsWorld {
   /// contacts push it out without giving it velocity (Bullet: split impulse for every contact of
   /// the body, the push capped; the joints of the bodies jointed to it close what the push opens,
   /// up to the same speed, by position too), where the engine's own push (Baumgarte) would throw
-  /// it out, and its joints the bodies hanging from it, with a velocity it never had. The limit lifts itself
-  /// once no contact of the body is deeper than the depth the engine's own push would clear at `maxSpeed`,
-  /// after `maxTime` [s] (> 0: what is still inside then is being pressed in, not left over from the start: a
-  /// body crushed against the floor gets the engine's full push back), or when the body is destroyed or made
-  /// kinematic or static. Returns whether the engine applies it (an engine or a world that cannot, such as a
-  /// game's own Bullet world, returns false and leaves its contacts as they are).
+  /// it out, and its joints the bodies hanging from it, with a velocity it never had. The limit
+  /// lifts itself once no contact of the body is deeper than the depth the engine's own push
+  /// would clear at `maxSpeed`, after `maxTime` [s] (> 0: what is still inside then is being
+  /// pressed in, not left over from the start: a body crushed against the floor gets the engine's
+  /// full push back), or when the body is destroyed or made kinematic or static. Returns whether
+  /// the engine applies it (an engine or a world that cannot, such as a game's own Bullet world,
+  /// returns false and leaves its contacts as they are).
   virtual bool limitDepenetration(BodyId body, double maxSpeed, double maxTime) {
     (void)body, (void)maxSpeed, (void)maxTime;
     return false;

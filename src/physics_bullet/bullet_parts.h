@@ -204,6 +204,7 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
   void prepare(std::uint32_t index) {
     if (rows_.size() <= index) rows_.resize(index + 1);
     rows_[index] = Rows{};
+    splitRows_.reserve((static_cast<std::size_t>(index) + 1) * kMaxRows);  // no allocation in a step
   }
   void forget(std::uint32_t index) {
     if (index < rows_.size()) rows_[index] = Rows{};
@@ -222,6 +223,7 @@ class JointWarmStartSolver final : public btSequentialImpulseConstraintSolver {
   void prepareBody(std::uint32_t index) {
     if (depenetration.size() <= index) depenetration.resize(index + 1);
     if (pushed.size() <= index) pushed.resize(index + 1);
+    pushedChain_.reserve(static_cast<std::size_t>(index) + 2);  // the bodies and Bullet's fixed one
     setDepenetration(index, 0.0, 0.0);
     pushed[index] = btVector3(0, 0, 0);
   }
